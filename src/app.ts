@@ -1,0 +1,131 @@
+/**
+ * buildApp(config, deps): the whole server as a Fastify instance, not yet listening. Tests build it
+ * in-process and talk to it over real HTTP; `corridor start` builds it and listens.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { API_VERSION, BASE_PATH, type Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import type { Deps } from './deps.ts';
+import { installAuth } from './http/auth.ts';
+import { errors } from './http/errors.ts';
+import { installErrorHandling, sendError } from './http/error-handler.ts';
+import { installValidators } from './http/validation.ts';
+import { adminRoutes } from './modules/admin/admin.routes.ts';
+import { configRoutes } from './modules/config/config.routes.ts';
+import { internalAccountRoutes } from './modules/internal-accounts/internal-accounts.routes.ts';
+import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
+import { healthRoutes } from './modules/system/system.routes.ts';
+import { findTokenWithPlatform } from './modules/tokens/tokens.repo.ts';
+import { tokenRoutes } from './modules/tokens/tokens.routes.ts';
+import { openStore, type Store } from './store/db.ts';
+import { migrate } from './store/migrate.ts';
+
+export interface BuildOptions {
+  /** An already-open store (tests share one); otherwise one is opened from config. */
+  store?: Store;
+  /** Close the store with the app (default: only when buildApp opened it). */
+  closeStore?: boolean;
+}
+
+export type App = FastifyInstance & { ctx: AppContext };
+
+export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = {}): Promise<App> {
+  const store = opts.store ?? openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(store);
+  const ctx: AppContext = { config, deps, store, db: store.db };
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Defence in depth: nothing logs these, and if something ever did they would be masked.
+      redact: { paths: ['req.headers.authorization', '*.clientSecret', '*.secret', '*.otp', '*.accessToken'], censor: '[redacted]' },
+    },
+    // Fastify's own per-request lines are off; installRequestLog writes one line per request.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { maxParamLength: 256 },
+    genReqId: () => deps.ids.next('Request'),
+    requestIdHeader: false,
+    ajv: { customOptions: { removeAdditional: false } },
+    frameworkErrors: (_err, _req, reply) => {
+      void sendError(reply, errors.invalidInput('Malformed request URL'));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installValidators(app);
+  installErrorHandling(app, config.bodyLimitBytes);
+  installJsonParser(app);
+  installRequestLog(app);
+  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Corridor',
+        version: API_VERSION,
+        description:
+          'Open-source implementation of the money-movement API: accounts, quotes and transfers on a double-entry ledger, ' +
+          'embedded-wallet auth, agents, signed webhooks and a sandbox steered by magic values. Paths include the version segment.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          BasicAuth: { type: 'http', scheme: 'basic', description: '<api token clientId>:<client secret>' },
+          AgentAuth: { type: 'http', scheme: 'bearer', description: 'accessToken from redeeming an agent device code' },
+          AdminAuth: { type: 'http', scheme: 'bearer', description: 'CORRIDOR_ADMIN_TOKEN (operator routes)' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(healthRoutes(ctx));
+  await app.register(adminRoutes(ctx));
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+      await api.register(tokenRoutes(ctx));
+      await api.register(configRoutes(ctx));
+      await api.register(internalAccountRoutes(ctx));
+      await api.register(sandboxRoutes(ctx));
+    },
+    { prefix: BASE_PATH },
+  );
+
+  app.addHook('onClose', async () => {
+    if (opts.closeStore ?? !opts.store) await store.close();
+  });
+  await app.ready();
+  return Object.assign(app, { ctx }) as unknown as App;
+}
+
+/** JSON bodies via Fastify's prototype-poisoning-safe parser; an empty body counts as no body. */
+function installJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body !== 'string' || body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parse(req, body, done);
+  });
+}
+
+/** One log line per request, carrying its request id; the id is also a response header. */
+function installRequestLog(app: FastifyInstance): void {
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+}

@@ -1,0 +1,13 @@
+/** What route plugins and services are given: configuration, injected dependencies and the store. */
+import type { Kysely } from 'kysely';
+import type { Config } from './config.ts';
+import type { Deps } from './deps.ts';
+import type { Store } from './store/db.ts';
+import type { Database } from './store/schema.ts';
+
+export interface AppContext {
+  config: Config;
+  deps: Deps;
+  store: Store;
+  db: Kysely<Database>;
+}

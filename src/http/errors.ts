@@ -1,0 +1,127 @@
+/**
+ * The one closed catalogue of error statuses and codes (the spec's §7 plus the live API's full
+ * per-status lists), the one error class, and named factories for the errors the server raises.
+ * Every non-2xx body is `{status, code, message, details?}` with `status` equal to the HTTP status.
+ */
+
+export const ERROR_CATALOGUE = {
+  400: [
+    'INVALID_INPUT', 'END_USER_TERMS_VERSION_NOT_FOUND', 'MISSING_MANDATORY_USER_INFO',
+    'INVITATION_ALREADY_CLAIMED', 'INVITATIONS_NOT_CONFIGURED', 'INVALID_UMA_ADDRESS',
+    'INVITATION_CANCELLED', 'QUOTE_REQUEST_FAILED', 'INVALID_PAYREQ_RESPONSE', 'INVALID_RECEIVER',
+    'PARSE_PAYREQ_RESPONSE_ERROR', 'CERT_CHAIN_INVALID', 'CERT_CHAIN_EXPIRED', 'INVALID_PUBKEY_FORMAT',
+    'MISSING_REQUIRED_UMA_PARAMETERS', 'SENDER_NOT_ACCEPTED', 'AMOUNT_OUT_OF_RANGE', 'INVALID_CURRENCY',
+    'INVALID_TIMESTAMP', 'INVALID_NONCE', 'INVALID_REQUEST_FORMAT', 'INVALID_BANK_ACCOUNT', 'SELF_PAYMENT',
+    'LOOKUP_REQUEST_FAILED', 'PARSE_LNURLP_RESPONSE_ERROR', 'INVALID_AMOUNT', 'WEBHOOK_ENDPOINT_NOT_SET',
+    'WEBHOOK_DELIVERY_ERROR', 'LOW_QUALITY', 'DATA_MISMATCH', 'EXPIRED', 'SUSPECTED_FRAUD',
+    'UNSUITABLE_DOCUMENT', 'INCOMPLETE', 'EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS',
+    'SMS_OTP_CREDENTIAL_ALREADY_EXISTS', 'PASSKEY_CREDENTIAL_ALREADY_EXISTS',
+    'STABLECOIN_PROVIDER_ACCOUNT_INVALID', 'STABLECOIN_PROVIDER_ACCOUNT_REVOKED',
+    'STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED', 'CARDHOLDER_KYC_NOT_APPROVED',
+    'TRANSACTION_SIZE_LIMIT_EXCEEDED', 'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED',
+  ],
+  401: [
+    'UNAUTHORIZED', 'INVALID_SIGNATURE', 'WALLET_SIGNATURE_MISSING', 'WALLET_SIGNATURE_MALFORMED',
+    'WALLET_SIGNATURE_BODY_MISMATCH', 'WALLET_SIGNATURE_INVALID', 'REQUEST_ID_MISSING',
+  ],
+  403: ['FORBIDDEN', 'USER_NOT_READY', 'COUNTERPARTY_NOT_ALLOWED', 'VELOCITY_LIMIT_EXCEEDED', 'END_USER_TERMS_NOT_ACCEPTED'],
+  404: [
+    'TRANSACTION_NOT_FOUND', 'INVITATION_NOT_FOUND', 'USER_NOT_FOUND', 'QUOTE_NOT_FOUND',
+    'LOOKUP_REQUEST_NOT_FOUND', 'TOKEN_NOT_FOUND', 'BULK_UPLOAD_JOB_NOT_FOUND', 'REFERENCE_NOT_FOUND',
+    'UMA_NOT_FOUND', 'STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND',
+    // Corridor extension: resources and routes the live API gives no dedicated code (docs/decisions.md).
+    'NOT_FOUND',
+  ],
+  405: ['METHOD_NOT_ALLOWED'],
+  409: [
+    'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 'TRANSACTION_NOT_CANCELLABLE', 'UMA_ADDRESS_EXISTS',
+    'EMAIL_OTP_EMAIL_ALREADY_EXISTS', 'EMAIL_OTP_CREDENTIAL_SET_CHANGED', 'PASSKEY_ALREADY_ENROLLED',
+    'SCA_SESSION_REQUIRED', 'BENEFICIARY_TRUSTED', 'INVALID_STATE_TRANSITION', 'CARD_ALREADY_CLOSED',
+    'CARD_NOT_MUTABLE', 'CONFLICT',
+  ],
+  410: ['CUSTOMER_DELETED'],
+  412: ['UNSUPPORTED_UMA_VERSION'],
+  423: ['ACCOUNT_LOCKED'],
+  424: [
+    'PAYREQ_REQUEST_FAILED', 'COUNTERPARTY_PUBKEY_FETCH_ERROR', 'NO_COMPATIBLE_UMA_VERSION',
+    'LNURLP_REQUEST_FAILED', 'EMAIL_OTP_CREDENTIAL_SYNC_FAILED',
+  ],
+  429: ['RATE_LIMITED', 'DAILY_VOLUME_LIMIT_EXCEEDED'],
+  500: ['SERVICE_SWITCH_ERROR', 'GRID_SWITCH_ERROR', 'INTERNAL_ERROR'],
+  501: ['UNRECOGNIZED_MANDATORY_PAYEE_DATA_KEY', 'NOT_IMPLEMENTED'],
+  503: ['SERVICE_UNAVAILABLE'],
+} as const;
+
+type Catalogue = typeof ERROR_CATALOGUE;
+export type ErrorStatus = keyof Catalogue;
+export type ErrorCode<S extends ErrorStatus = ErrorStatus> = Catalogue[S][number];
+
+/** One problem with one input field; `field` is a dot path such as `source.accountId`. */
+export interface FieldError {
+  field: string;
+  message: string;
+  constraint?: Record<string, unknown>;
+}
+
+export interface ErrorBody {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  /** Wallet-auth 401s name the failed check here (spec §4.12 item 6). */
+  reason?: string;
+}
+
+/** The only error type handlers and services throw for an expected failure. */
+export class ApiError<S extends ErrorStatus = ErrorStatus> extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: S,
+    readonly code: ErrorCode<S>,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { status: this.status, code: this.code, message: this.message };
+    if (this.details !== undefined) body.details = this.details;
+    if (this.reason !== undefined) body.reason = this.reason;
+    return body;
+  }
+}
+
+/** Named factories: the call site says what went wrong, the catalogue says how it looks. */
+export const errors = {
+  invalidInput: (message: string, fieldErrors?: FieldError[]) =>
+    new ApiError(400, 'INVALID_INPUT', message, fieldErrors ? { errors: fieldErrors } : undefined),
+  invalidField: (field: string, message: string) =>
+    new ApiError(400, 'INVALID_INPUT', `${field}: ${message}`, { errors: [{ field, message }] }),
+  invalidCurrency: (code: string, field?: string) =>
+    new ApiError(400, 'INVALID_CURRENCY', `Unsupported currency: ${code}`, field ? { errors: [{ field, message: `unsupported currency ${code}` }] } : undefined),
+  unauthorized: (message = 'Missing or invalid API credentials') => new ApiError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="corridor"' }),
+  forbidden: (message: string) => new ApiError(403, 'FORBIDDEN', message),
+  sandboxOnly: () => new ApiError(403, 'FORBIDDEN', 'This operation is only available to sandbox platforms'),
+  notFound: (what: string, id: string) => new ApiError(404, 'NOT_FOUND', `${what} ${id} not found`),
+  routeNotFound: (method: string, url: string) => new ApiError(404, 'NOT_FOUND', `No route for ${method} ${url}`),
+  tokenNotFound: (id: string) => new ApiError(404, 'TOKEN_NOT_FOUND', `Token ${id} not found`),
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed }, { Allow: allowed.join(', ') }),
+  conflict: (message: string, details?: Record<string, unknown>) => new ApiError(409, 'CONFLICT', message, details),
+  idempotencyKeyReused: () =>
+    new ApiError(409, 'CONFLICT', 'Idempotency-Key was already used with a different request'),
+  idempotencyInProgress: () =>
+    new ApiError(409, 'CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly'),
+  notImplemented: (message: string) => new ApiError(501, 'NOT_IMPLEMENTED', message),
+  internal: (requestId: string) =>
+    new ApiError(500, 'INTERNAL_ERROR', `Internal error; quote request id ${requestId} when reporting it`, { requestId }),
+};
+
+/** True when `code` belongs to `status` in the catalogue. */
+export function isCatalogued(status: number, code: string): boolean {
+  const codes = (ERROR_CATALOGUE as Record<number, readonly string[]>)[status];
+  return codes !== undefined && codes.includes(code);
+}

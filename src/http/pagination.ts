@@ -1,0 +1,37 @@
+/**
+ * Cursor pagination: a cursor is base64url JSON `{"id": <last id of the page>}`; pages are keyset
+ * scans on the (time-ordered) id, so they stay stable while rows are added.
+ */
+import { errors } from './errors.ts';
+
+export function encodeCursor(id: string): string {
+  return Buffer.from(JSON.stringify({ id }), 'utf8').toString('base64url');
+}
+
+/** The id a cursor points after; a cursor Corridor did not issue is a 400 on `cursor`. */
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string') return (v as { id: string }).id;
+  } catch {
+    // fall through to the 400 below
+  }
+  throw errors.invalidField('cursor', 'is not a cursor returned by this API');
+}
+
+export interface PageOut<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor?: string;
+  totalCount: number;
+}
+
+/** Builds the envelope from `limit + 1` fetched rows. */
+export function toPage<R extends { id: string }, T>(rows: R[], limit: number, totalCount: number, map: (r: R) => T): PageOut<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const out: PageOut<T> = { data: pageRows.map(map), hasMore, totalCount };
+  if (hasMore) out.nextCursor = encodeCursor(pageRows[pageRows.length - 1]!.id);
+  return out;
+}

@@ -1,0 +1,196 @@
+/**
+ * The `corridor` command line: start, migrate, platform create/show, ledger-check.
+ * `main` returns the process exit code: 0 ok, 1 failure, 2 bad configuration or usage.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.ts';
+import { BASE_PATH, ConfigError, readConfig, type Config } from './config.ts';
+import { defaultDeps } from './deps.ts';
+import { checkLedger } from './ledger/ledger.ts';
+import { findCurrency } from './lib/currencies.ts';
+import { bootstrapPlatform, createPlatform, platformToWire, type Environment } from './modules/platforms/platforms.service.ts';
+import { findBootstrapPlatform, getPlatform } from './modules/platforms/platforms.repo.ts';
+import { openStore, type Store } from './store/db.ts';
+import { exclusiveTransaction, migrate } from './store/migrate.ts';
+
+const USAGE = `Usage: corridor <command> [options]
+
+Commands:
+  start                                   start the server (migrates the store first)
+  migrate                                 apply pending store migrations and exit
+  platform create --name N [--currency USD] [--environment SANDBOX|PRODUCTION]
+                                          create an isolated platform and print its token
+  platform show [--id PLATFORM_ID]        print a platform (default: the sandbox platform)
+  ledger-check [--platform PLATFORM_ID]   recompute balances from postings; exit 1 on any difference
+
+Configuration comes from the environment: PORT, HOST, DATA_DIR, DATABASE_URL, LOG_LEVEL,
+CORRIDOR_TOKEN_ID, CORRIDOR_CLIENT_SECRET, CORRIDOR_ADMIN_TOKEN (see README).`;
+
+class UsageError extends Error {}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    }
+    const config = readConfig();
+    switch (command) {
+      case 'start':
+        return await start(config);
+      case 'migrate':
+        return await withStore(config, async (store) => {
+          const applied = await migrate(store);
+          process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'store is up to date\n');
+          return 0;
+        });
+      case 'platform':
+        return await platformCommand(config, rest);
+      case 'ledger-check':
+        return await ledgerCheck(config, rest);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    const argError = typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+    if (err instanceof ConfigError || err instanceof UsageError || argError) {
+      process.stderr.write(`corridor: ${(err as Error).message}\n`);
+      if (!(err instanceof ConfigError)) process.stderr.write(`\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`corridor: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+interface LocalCredentials {
+  platformId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+function credentialsFile(config: Config): string {
+  return path.join(config.dataDir, 'credentials.json');
+}
+
+/** The bootstrap credentials kept beside the embedded store for the developer (mode 0600). */
+function saveCredentials(config: Config, c: LocalCredentials): void {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.writeFileSync(credentialsFile(config), `${JSON.stringify(c, null, 2)}\n`, { mode: 0o600 });
+}
+
+function loadCredentials(config: Config): LocalCredentials | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(credentialsFile(config), 'utf8')) as LocalCredentials;
+  } catch {
+    return undefined;
+  }
+}
+
+async function start(config: Config): Promise<number> {
+  const deps = defaultDeps();
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(store);
+  const boot = await exclusiveTransaction(store, (trx) =>
+    bootstrapPlatform(trx, deps, { clientId: config.bootstrapTokenId, secret: config.bootstrapClientSecret }),
+  );
+  let secret = boot.secret;
+  if (secret !== undefined) {
+    saveCredentials(config, { platformId: boot.platform.id, clientId: boot.clientId, clientSecret: secret });
+  } else {
+    const saved = loadCredentials(config);
+    if (saved && saved.clientId === boot.clientId && saved.platformId === boot.platform.id) secret = saved.clientSecret;
+  }
+
+  const app = await buildApp(config, deps, { store, closeStore: true });
+  await app.listen({ port: config.port, host: config.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const origin = `http://${host}:${port}`;
+  const secretText = secret ?? '(shown at first start only; set CORRIDOR_CLIENT_SECRET or create a token with POST /tokens)';
+  process.stdout.write(
+    [
+      `Corridor listening on ${origin}${BASE_PATH}`,
+      `  store:          ${store.kind} ${store.location}`,
+      `  platform:       ${boot.platform.id} (sandbox)`,
+      `  API token id:   ${boot.clientId}`,
+      `  client secret:  ${secretText}`,
+      `  docs:           ${origin}/docs   OpenAPI: ${origin}${BASE_PATH}/openapi.json`,
+      '',
+      'Try:',
+      `  curl -u '${boot.clientId}:${secret ?? '<client secret>'}' ${origin}${BASE_PATH}/platform/internal-accounts`,
+      '',
+    ].join('\n'),
+  );
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await app.close();
+  return 0;
+}
+
+async function platformCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, currency: { type: 'string' }, environment: { type: 'string' }, id: { type: 'string' } },
+    strict: true,
+  });
+  if (sub === 'create') {
+    if (!values.name) throw new UsageError('platform create needs --name');
+    const currency = values.currency ?? 'USD';
+    if (!findCurrency(currency)) throw new UsageError(`unknown currency "${currency}"`);
+    const environment = (values.environment ?? 'SANDBOX') as Environment;
+    if (environment !== 'SANDBOX' && environment !== 'PRODUCTION') throw new UsageError('--environment must be SANDBOX or PRODUCTION');
+    const name = values.name;
+    return withStore(config, async (store) => {
+      await migrate(store);
+      const deps = defaultDeps();
+      const { platform, token } = await store.db
+        .transaction()
+        .execute((trx) => createPlatform(trx, deps, { name, fiatCurrency: currency, environment }));
+      process.stdout.write(`${JSON.stringify({ platform: platformToWire(platform), token }, null, 2)}\n`);
+      return 0;
+    });
+  }
+  if (sub === 'show') {
+    return withStore(config, async (store) => {
+      await migrate(store);
+      const platform = values.id ? await getPlatform(store.db, values.id) : await findBootstrapPlatform(store.db);
+      if (!platform) {
+        process.stderr.write('corridor: no such platform\n');
+        return 1;
+      }
+      process.stdout.write(`${JSON.stringify({ platform: platformToWire(platform) }, null, 2)}\n`);
+      return 0;
+    });
+  }
+  throw new UsageError('platform takes "create" or "show"');
+}
+
+async function ledgerCheck(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { platform: { type: 'string' } }, strict: true });
+  return withStore(config, async (store) => {
+    await migrate(store);
+    const report = await checkLedger(store.db, values.platform);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(report.ok ? 'ledger check: clean\n' : `ledger check: ${report.problems.length} problem(s)\n`);
+    return report.ok ? 0 : 1;
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Opens the store: PostgreSQL when a database URL is given, otherwise the embedded SQLite file in
+ * the data directory. Both are reached through one Kysely instance so repositories are dialect-free.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+export interface Store {
+  kind: StoreKind;
+  db: Kysely<Database>;
+  /** Human-readable location, for start-up output (no password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+// int8 (bigint) and numeric COUNT(*) results arrive as strings from `pg`; money columns never
+// exceed 2^53−1 (inputs above it are rejected), so they are safe to read as JS numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export function openStore(opts: StoreOptions): Store {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  return openSqlite(path.join(opts.dataDir, 'corridor.sqlite'));
+}
+
+function openPostgres(url: string, max: number): Store {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client that errors (server restart) must not crash the process; the pool drops it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kind: 'postgres', db, location: redactUrl(url), close: () => db.destroy() };
+}
+
+function openSqlite(file: string): Store {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  // WAL lets readers run beside the writer; NORMAL syncs at checkpoints, so a commit survives a
+  // process crash (SIGKILL) though not a power cut — the trade documented in docs/decisions.md.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { kind: 'sqlite', db, location: file, close: () => db.destroy() };
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}
