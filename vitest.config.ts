@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two lanes run the same suite: SQLite always, PostgreSQL when TEST_DATABASE_URL is set.
+ * Each test file starts its own server (and, on SQLite, its own store) and its own platforms.
+ */
+const lanes = [{ name: 'sqlite', store: 'sqlite' }];
+if (process.env.TEST_DATABASE_URL) lanes.push({ name: 'postgres', store: 'postgres' });
+
+export default defineConfig({
+  test: {
+    projects: lanes.map((l) => ({
+      extends: true,
+      test: {
+        name: l.name,
+        include: ['test/**/*.test.ts'],
+        env: { CORRIDOR_TEST_STORE: l.store },
+        testTimeout: 30_000,
+        hookTimeout: 60_000,
+        pool: 'forks',
+      },
+    })),
+  },
+});
