@@ -22,6 +22,7 @@ import { findTokenWithPlatform } from './modules/tokens/tokens.repo.ts';
 import { tokenRoutes } from './modules/tokens/tokens.routes.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
+import { JobRunner, type JobHandler } from './jobs/jobs.ts';
 
 export interface BuildOptions {
   /** An already-open store (tests share one); otherwise one is opened from config. */
@@ -35,7 +36,15 @@ export type App = FastifyInstance & { ctx: AppContext };
 export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = {}): Promise<App> {
   const store = opts.store ?? openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(store);
-  const ctx: AppContext = { config, deps, store, db: store.db };
+  const jobHandlers = new Map<string, JobHandler>();
+  const ctx: AppContext = { config, deps, store, db: store.db, jobHandlers, jobs: undefined as unknown as JobRunner };
+  ctx.jobs = new JobRunner({
+    db: store.db,
+    kind: store.kind,
+    clock: deps.clock,
+    handlers: jobHandlers,
+    onError: (err, job) => app.log.error({ err, jobId: job.id, kind: job.kind }, 'job failed'),
+  });
 
   const app = Fastify({
     logger: {
@@ -98,9 +107,11 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   );
 
   app.addHook('onClose', async () => {
+    await ctx.jobs.stop();
     if (opts.closeStore ?? !opts.store) await store.close();
   });
   await app.ready();
+  ctx.jobs.start();
   return Object.assign(app, { ctx }) as unknown as App;
 }
 

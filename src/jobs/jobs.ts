@@ -1,20 +1,32 @@
 /**
- * Durable delayed work: a job is a row with a due time on the platform's clock, written in the
- * same transaction as the change that needs it, so a restart loses none.
+ * Durable delayed work. A job is a row with a due time, written in the same transaction as the
+ * change that needs it, so a restart loses none. The runner executes each due job, in due-time
+ * order, inside one transaction together with marking it done: a job's effect commits exactly
+ * once even if the process dies mid-way (the transaction rolls back and the job runs again).
+ *
+ * Due times are kept on the system clock (`deps.clock`, without a platform's sandbox offset).
+ * Advancing a platform's sandbox clock by X moves its pending jobs X earlier, which is the same as
+ * moving the platform's time X later.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Clock } from '../deps.ts';
+import type { StoreKind } from '../store/db.ts';
+import type { Database, JobsTable, PlatformRow } from '../store/schema.ts';
+
+export type JobRow = Selectable<JobsTable>;
 
 export interface JobInput {
   id: string;
   platformId: string;
   kind: string;
   payload: unknown;
-  dueAt: string;
+  /** Delay from the platform's now. */
+  delayMs: number;
+  /** Creation timestamp (platform clock), for the record. */
   at: string;
 }
 
-export async function scheduleJob(trx: Kysely<Database>, j: JobInput): Promise<void> {
+export async function scheduleJob(trx: Kysely<Database>, clock: Clock, j: JobInput): Promise<void> {
   await trx
     .insertInto('jobs')
     .values({
@@ -22,12 +34,146 @@ export async function scheduleJob(trx: Kysely<Database>, j: JobInput): Promise<v
       platform_id: j.platformId,
       kind: j.kind,
       payload: JSON.stringify(j.payload),
-      due_at: j.dueAt,
+      due_at_ms: clock.nowMs() + j.delayMs,
       status: 'PENDING',
       attempts: 0,
-      locked_until: null,
+      last_error: null,
       created_at: j.at,
       updated_at: j.at,
     })
+    .execute();
+}
+
+/** Moves a platform's pending jobs (and webhook retries) earlier by `ms`: its clock moved later. */
+export async function shiftPlatformSchedule(trx: Kysely<Database>, platformId: string, ms: number): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set({ due_at_ms: sql`due_at_ms - ${ms}` })
+    .where('platform_id', '=', platformId)
+    .where('status', '=', 'PENDING')
+    .execute();
+  await trx
+    .updateTable('outbox_events')
+    .set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` })
+    .where('platform_id', '=', platformId)
+    .where('status', '=', 'PENDING')
+    .execute();
+}
+
+/** A job kind's effect; runs inside the transaction that marks the job done. */
+export type JobHandler = (trx: Kysely<Database>, job: JobRow, platform: PlatformRow) => Promise<void>;
+
+export interface JobRunnerOptions {
+  db: Kysely<Database>;
+  kind: StoreKind;
+  clock: Clock;
+  handlers: Map<string, JobHandler>;
+  /** Poll interval when idle. */
+  pollIntervalMs?: number;
+  onError?: (err: unknown, job: JobRow) => void;
+}
+
+/** A failing job is retried this many times (with backoff) before it is marked FAILED. */
+const MAX_ATTEMPTS = 5;
+/** First retry delay; doubles per attempt. */
+const RETRY_BASE_MS = 1000;
+
+/** Polls for due jobs and runs them one transaction each. */
+export class JobRunner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+
+  constructor(private readonly o: JobRunnerOptions) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .catch(() => undefined)
+        .finally(() => this.schedule(this.o.pollIntervalMs ?? 100));
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Runs every job due now (optionally only one platform's), in due order; returns how many ran. */
+  async drain(platformId?: string): Promise<number> {
+    let n = 0;
+    while (await this.runOne(platformId)) n += 1;
+    return n;
+  }
+
+  private async runOne(platformId: string | undefined): Promise<boolean> {
+    const now = this.o.clock.nowMs();
+    // Only kinds this process can run: another process (a newer version, or a test's probe) may
+    // know kinds this one does not, and must get them.
+    const kinds = [...this.o.handlers.keys()];
+    if (kinds.length === 0) return false;
+    let claimed: JobRow | undefined;
+    try {
+      return await this.o.db.transaction().execute(async (trx) => {
+        let q = trx
+          .selectFrom('jobs')
+          .selectAll()
+          .where('status', '=', 'PENDING')
+          .where('due_at_ms', '<=', now)
+          .where('kind', 'in', kinds)
+          .orderBy('due_at_ms')
+          .orderBy('id')
+          .limit(1);
+        if (platformId) q = q.where('platform_id', '=', platformId);
+        // Several processes on one PostgreSQL: each takes a different due job.
+        if (this.o.kind === 'postgres') q = q.forUpdate().skipLocked();
+        const job = await q.executeTakeFirst();
+        if (!job) return false;
+        claimed = job;
+        const platform = await trx.selectFrom('platforms').selectAll().where('id', '=', job.platform_id).executeTakeFirst();
+        if (!platform) {
+          await finishJob(trx, job, 'FAILED', 'platform is gone', now);
+          return true;
+        }
+        await this.o.handlers.get(job.kind)!(trx, job, platform);
+        await finishJob(trx, job, 'DONE', null, now);
+        return true;
+      });
+    } catch (err) {
+      if (!claimed) throw err;
+      // The job's transaction rolled back (its effect did not happen): retry later, or give up.
+      this.o.onError?.(err, claimed);
+      const job = claimed;
+      const attempts = job.attempts + 1;
+      await this.o.db
+        .updateTable('jobs')
+        .set({
+          attempts,
+          status: attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING',
+          due_at_ms: now + RETRY_BASE_MS * 2 ** attempts,
+          last_error: err instanceof Error ? err.message : String(err),
+          updated_at: new Date(now).toISOString(),
+        })
+        .where('id', '=', job.id)
+        .execute();
+      return true;
+    }
+  }
+}
+
+async function finishJob(trx: Kysely<Database>, job: JobRow, status: 'DONE' | 'FAILED', error: string | null, nowMs: number): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set({ status, attempts: job.attempts + 1, last_error: error, updated_at: new Date(nowMs).toISOString() })
+    .where('id', '=', job.id)
     .execute();
 }

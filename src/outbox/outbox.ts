@@ -11,6 +11,7 @@ export interface EventInput {
   type: string;
   resourceId: string;
   data: unknown;
+  /** The event timestamp, on the platform's clock. */
   at: string;
 }
 
@@ -26,7 +27,8 @@ export async function enqueueEvent(trx: Kysely<Database>, e: EventInput): Promis
       created_at: e.at,
       status: 'PENDING',
       attempts: 0,
-      next_attempt_at: e.at,
+      // Due at once: 0 is before any clock reading.
+      next_attempt_ms: 0,
     })
     .execute();
 }

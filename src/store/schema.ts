@@ -92,7 +92,11 @@ export interface OutboxEventsTable {
   /** PENDING until delivered (or given up on); the webhook worker owns the later states. */
   status: string;
   attempts: number;
-  next_attempt_at: string;
+  /**
+   * When to try next, in ms on the system clock. Sandbox clock advances shift it, so retries
+   * follow the platform's clock.
+   */
+  next_attempt_ms: number;
 }
 
 export interface JobsTable {
@@ -100,12 +104,16 @@ export interface JobsTable {
   platform_id: string;
   kind: string;
   payload: string;
-  /** When the job may run, on the platform's (sandbox) clock. */
-  due_at: string;
-  /** PENDING, RUNNING, DONE or FAILED. */
+  /**
+   * When the job may run, in ms on the system clock (the injected clock without the platform's
+   * sandbox offset). Advancing a platform's sandbox clock moves its pending jobs' due times
+   * earlier by the same amount, so jobs follow the platform's clock.
+   */
+  due_at_ms: number;
+  /** PENDING, DONE or FAILED. */
   status: string;
   attempts: number;
-  locked_until: string | null;
+  last_error: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -120,6 +128,93 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface CustomersTable {
+  id: string;
+  platform_id: string;
+  /** INDIVIDUAL or BUSINESS. */
+  customer_type: string;
+  /** The platform's own id for the customer; unique per platform among non-deleted customers. */
+  platform_customer_id: string;
+  /** `$user@domain`; unique per platform among non-deleted customers. */
+  uma_address: string;
+  /** ISO 3166-1 alpha-2 region, when the platform sent one. */
+  region: string | null;
+  /** KycStatus of INDIVIDUAL customers (null for BUSINESS). */
+  kyc_status: string | null;
+  /** KybStatus of BUSINESS customers (null for INDIVIDUAL). */
+  kyb_status: string | null;
+  /** Type-specific fields (fullName, birthDate, address … or businessInfo, address …), as JSON. */
+  data: string;
+  /** JSON array of currency codes the customer holds internal accounts in. */
+  currencies: string;
+  created_at: string;
+  updated_at: string;
+  /** Set by DELETE /customers/{id} (soft delete); later access answers 410. */
+  deleted_at: string | null;
+}
+
+/** KYB: the people behind a BUSINESS customer (owners, directors, control persons). */
+export interface BeneficialOwnersTable {
+  id: string;
+  platform_id: string;
+  /** The BUSINESS customer the person belongs to. */
+  customer_id: string;
+  /** JSON array of BeneficialOwnerRole. */
+  roles: string;
+  ownership_percentage: number;
+  /** BeneficialOwnerPersonalInfo, as JSON. */
+  personal_info: string;
+  /** KycStatus, decided by the sandbox rule on personalInfo.lastName. */
+  kyc_status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** KYC/KYB documents (metadata; the bytes live in document_files). */
+export interface DocumentsTable {
+  id: string;
+  platform_id: string;
+  /** Customer or BeneficialOwner id the document belongs to. */
+  document_holder: string;
+  /** The customer the holder is or belongs to (verification looks documents up by it). */
+  customer_id: string;
+  document_type: string;
+  side: string | null;
+  country: string;
+  document_number: string | null;
+  issuing_authority: string | null;
+  file_name: string;
+  /** Detected from the file's magic bytes: application/pdf, image/jpeg or image/png. */
+  content_type: string;
+  size_bytes: number;
+  /** SHA-256 (hex) of the bytes. */
+  sha256: string;
+  /** Set when a verification that moved past RESOLVE_ERRORS used the document; it can no longer be deleted. */
+  submitted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The bytes of a document, base64 in a text column (portable across SQLite and PostgreSQL). */
+export interface DocumentFilesTable {
+  document_id: string;
+  platform_id: string;
+  content_base64: string;
+}
+
+/** KYC/KYB submissions (`POST /verifications`). */
+export interface VerificationsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string;
+  /** VerificationStatus. */
+  verification_status: string;
+  /** JSON array of VerificationError. */
+  errors: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -129,6 +224,11 @@ export interface Database {
   outbox_events: OutboxEventsTable;
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
+  customers: CustomersTable;
+  beneficial_owners: BeneficialOwnersTable;
+  documents: DocumentsTable;
+  document_files: DocumentFilesTable;
+  verifications: VerificationsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;
@@ -136,3 +236,7 @@ export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type InternalAccountRow = Selectable<InternalAccountsTable>;
 export type NewInternalAccount = Insertable<InternalAccountsTable>;
 export type InternalAccountUpdate = Updateable<InternalAccountsTable>;
+export type CustomerRow = Selectable<CustomersTable>;
+export type BeneficialOwnerRow = Selectable<BeneficialOwnersTable>;
+export type DocumentRow = Selectable<DocumentsTable>;
+export type VerificationRow = Selectable<VerificationsTable>;

@@ -7,7 +7,8 @@ import { runOnce } from '../../http/idempotency.ts';
 import { errorResponses, IdString, Obj } from '../../http/schemas.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
 import { InternalAccountSchema } from '../internal-accounts/internal-accounts.schemas.ts';
-import { fundInternalAccount } from './sandbox.service.ts';
+import { advanceClock, fundInternalAccount, SandboxClockSchema } from './sandbox.service.ts';
+import { platformNowMs, iso } from '../../lib/time.ts';
 
 const TAG = 'Sandbox';
 const security = [{ BasicAuth: [] }];
@@ -37,6 +38,36 @@ export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           body: await fundInternalAccount(trx, ctx, platform, req.params.accountId, req.body.amount),
         }));
       },
+    );
+
+    app.get(
+      '/sandbox/clock',
+      {
+        config: { auth: 'platform', permission: 'VIEW' },
+        schema: {
+          operationId: 'sandboxGetClock', tags: [TAG], summary: "The platform's sandbox clock (Corridor extension)", security,
+          response: { 200: SandboxClockSchema, ...errorResponses(401, 403) },
+        },
+      },
+      async (req) => {
+        const { platform } = platformOf(req);
+        return { now: iso(platformNowMs(ctx.deps.clock, platform)), offsetMs: Number(platform.clock_offset_ms) };
+      },
+    );
+
+    app.post(
+      '/sandbox/clock/advance',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT' },
+        schema: {
+          operationId: 'sandboxAdvanceClock', tags: [TAG],
+          summary: "Move the platform's sandbox clock forward and run everything that becomes due (Corridor extension)",
+          security,
+          body: Obj({ seconds: Type.Integer({ minimum: 1, maximum: 10 * 365 * 24 * 3600, description: 'How far to move the clock' }) }),
+          response: { 200: SandboxClockSchema, ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (req) => advanceClock(ctx, platformOf(req).platform.id, req.body.seconds * 1000),
     );
   };
 }

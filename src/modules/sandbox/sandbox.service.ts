@@ -1,5 +1,9 @@
-/** Sandbox money operations. */
+/** Sandbox operations: funding and the per-platform clock. */
+import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
+import { DateTime, Obj } from '../../http/schemas.ts';
+import { shiftPlatformSchedule } from '../../jobs/jobs.ts';
+import { getPlatform, updatePlatform } from '../platforms/platforms.repo.ts';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { postEntry, systemAccount } from '../../ledger/ledger.ts';
@@ -45,4 +49,29 @@ export async function fundInternalAccount(
     at,
   });
   return internalAccountToWire(updated, platform.name);
+}
+
+export const SandboxClockSchema = Obj(
+  {
+    now: DateTime,
+    offsetMs: Type.Integer({ description: "How far the platform's clock is ahead of real time" }),
+  },
+  { title: 'SandboxClock' },
+);
+
+/**
+ * Moves a platform's clock forward: later timestamps, expiries, delayed outcomes and webhook retries
+ * follow it. Everything that became due is run before this returns, so a caller sees the outcome.
+ */
+export async function advanceClock(ctx: AppContext, platformId: string, ms: number) {
+  const platform = await ctx.db.transaction().execute(async (trx) => {
+    const p = await getPlatform(trx, platformId, ctx.store.kind);
+    if (!p) throw errors.notFound('Platform', platformId);
+    const offset = Number(p.clock_offset_ms) + ms;
+    await updatePlatform(trx, p.id, { clock_offset_ms: offset });
+    await shiftPlatformSchedule(trx, p.id, ms);
+    return { ...p, clock_offset_ms: offset };
+  });
+  await ctx.jobs.drain(platformId);
+  return { now: iso(platformNowMs(ctx.deps.clock, platform)), offsetMs: Number(platform.clock_offset_ms) };
 }

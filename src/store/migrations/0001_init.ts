@@ -87,9 +87,9 @@ export const m0001Init: Migration = {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull())
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+      .addColumn('next_attempt_ms', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('outbox_events_due').on('outbox_events').columns(['status', 'next_attempt_at']).execute();
+    await db.schema.createIndex('outbox_events_due').on('outbox_events').columns(['status', 'next_attempt_ms']).execute();
     await db.schema.createIndex('outbox_events_resource').on('outbox_events').columns(['platform_id', 'resource_id', 'id']).execute();
 
     await db.schema
@@ -98,14 +98,14 @@ export const m0001Init: Migration = {
       .addColumn('platform_id', 'text', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())
       .addColumn('payload', 'text', (c) => c.notNull())
-      .addColumn('due_at', 'text', (c) => c.notNull())
+      .addColumn('due_at_ms', 'bigint', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull())
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('locked_until', 'text')
+      .addColumn('last_error', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'due_at']).execute();
+    await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'due_at_ms']).execute();
 
     await db.schema
       .createTable('idempotency_keys')
