@@ -28,7 +28,26 @@ export interface Deps {
 }
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
-export const cryptoRng: Rng = { bytes: (n) => randomBytes(n) };
+/** Random bytes served from a pooled buffer refilled 4 KiB at a time (one syscall per many ids). */
+export function pooledCryptoRng(poolSize = 4096): Rng {
+  let pool = randomBytes(poolSize);
+  let offset = 0;
+  return {
+    bytes(n: number): Buffer {
+      if (n > poolSize) return randomBytes(n);
+      if (offset + n > poolSize) {
+        pool = randomBytes(poolSize);
+        offset = 0;
+      }
+      // A copy: callers may keep or mutate what they get.
+      const out = Buffer.from(pool.subarray(offset, offset + n));
+      offset += n;
+      return out;
+    },
+  };
+}
+
+export const cryptoRng: Rng = pooledCryptoRng();
 
 /**
  * UUID v7 generator (RFC 9562): 48-bit millisecond timestamp, then a 12-bit counter in `rand_a`

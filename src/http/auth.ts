@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthKind;
     permission?: Permission;
+    /** The body may be omitted entirely (no Content-Type): it is then validated as `{}`. */
+    optionalBody?: boolean;
   }
   interface FastifyRequest {
     platformAuth: PlatformAuth | null;
@@ -82,7 +84,8 @@ async function authenticatePlatform(req: FastifyRequest, tokens: TokenLookup): P
   const creds = parseBasic(req.headers.authorization);
   if (!creds) throw errors.unauthorized();
   const found = creds.id.length <= 128 ? await tokens.findByClientId(creds.id) : undefined;
-  const ok = safeEqual(hashSecret(creds.secret), found?.token.secret_hash ?? DUMMY_HASH);
+  // Both sides are 32-byte SHA-256 digests, so a direct constant-time comparison is exact.
+  const ok = timingSafeEqual(Buffer.from(hashSecret(creds.secret), 'hex'), Buffer.from(found?.token.secret_hash ?? DUMMY_HASH, 'hex'));
   if (!found || !ok) throw errors.unauthorized('Invalid API token id or client secret');
   return { platform: found.platform, token: found.token, permissions: JSON.parse(found.token.permissions) as Permission[] };
 }

@@ -52,8 +52,33 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return { kind: 'sqlite', db, location: file, close: () => db.destroy() };
+}
+
+/** Distinct SQL texts kept prepared; queries with long IN lists vary, so the cache is bounded. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Kysely's SQLite driver prepares every statement on every query; preparing is a large share of a
+ * simple request's CPU. This keeps prepared statements by SQL text (oldest dropped first), and
+ * prepares a fresh one when the cached statement is still being iterated.
+ */
+function withStatementCache(database: SQLite.Database): { prepare(sql: string): SQLite.Statement; close(): void } {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    prepare(sql: string) {
+      const hit = cache.get(sql);
+      if (hit && !hit.busy) return hit;
+      const stmt = database.prepare(sql);
+      if (!hit) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+    close: () => database.close(),
+  };
 }
 
 function redactUrl(url: string): string {

@@ -1,13 +1,14 @@
 /** SQL for API tokens. */
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiTokenRow, Database, PlatformRow } from '../../store/schema.ts';
 
 export async function insertToken(db: Kysely<Database>, row: ApiTokenRow): Promise<void> {
   await db.insertInto('api_tokens').values(row).execute();
 }
 
-export async function findTokenWithPlatform(db: Kysely<Database>, clientId: string): Promise<{ token: ApiTokenRow; platform: PlatformRow } | undefined> {
-  const r = await db
+/** Columns of the token + platform join, aliased so the two tables' names do not collide. */
+function tokenWithPlatformQuery(db: Kysely<Database>, clientId: string) {
+  return db
     .selectFrom('api_tokens as t')
     .innerJoin('platforms as p', 'p.id', 't.platform_id')
     .select([
@@ -17,8 +18,23 @@ export async function findTokenWithPlatform(db: Kysely<Database>, clientId: stri
       'p.id as p_id', 'p.name as p_name', 'p.environment as p_environment', 'p.fiat_currency as p_fiat_currency',
       'p.config as p_config', 'p.clock_offset_ms as p_clock_offset_ms', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at',
     ])
-    .where('t.client_id', '=', clientId)
-    .executeTakeFirst();
+    .where('t.client_id', '=', clientId);
+}
+
+type TokenWithPlatformRow = Awaited<ReturnType<ReturnType<typeof tokenWithPlatformQuery>['executeTakeFirstOrThrow']>>;
+
+// Authentication runs this on every request: compile it once per database handle and reuse the
+// SQL with the caller's parameter (building a query costs more than running it on SQLite).
+const compiledLookup = new WeakMap<Kysely<Database>, CompiledQuery<TokenWithPlatformRow>>();
+
+/** The token with this client id and its platform (the Basic-auth lookup). */
+export async function findTokenWithPlatform(db: Kysely<Database>, clientId: string): Promise<{ token: ApiTokenRow; platform: PlatformRow } | undefined> {
+  let compiled = compiledLookup.get(db);
+  if (!compiled) {
+    compiled = tokenWithPlatformQuery(db, '').compile();
+    compiledLookup.set(db, compiled);
+  }
+  const r = (await db.executeQuery<TokenWithPlatformRow>({ ...compiled, parameters: [clientId] })).rows[0];
   if (!r) return undefined;
   return {
     token: {

@@ -1,0 +1,272 @@
+/**
+ * `npm run bench` — load-tests Corridor against a bare Fastify route, scenario by scenario.
+ *
+ * For each scenario: start Corridor in a child process (fresh data directory), let the scenario set
+ * up its data, warm up, load it with autocannon (in this process, pipelining 1), read the child's
+ * peak RSS, stop it; then start the bare baseline in another child process with the same JSON and
+ * load it the same way. Prints one table (req/s, p50, p99, failures, ratio, RSS, CPU) and the targets.
+ * Exits 1 when any measured request failed (non-2xx or connection error), 2 on bad usage.
+ * See docs/performance.md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runLoad, stopLoad, type LoadOptions, type LoadResult } from './load.ts';
+import { machineInfo, table, targetLines, type Row } from './report.ts';
+import { findScenario, SCENARIOS } from './scenarios/index.ts';
+import type { PreparedScenario, Scenario } from './scenarios/types.ts';
+import { killAllChildrenSync, ROOT, startBaseline, startCorridor } from './servers.ts';
+
+const HELP = `Usage: npm run bench -- [options]
+
+Options:
+  --duration <s>        measured seconds per server (default 10)
+  --warmup <s>          warm-up seconds before each measurement (default 2)
+  --connections <n>     concurrent connections (default 50); pipelining is always 1
+  --scenario <name>     run only this scenario (repeatable or comma-separated; default all)
+  --store <kind>        sqlite (default; fresh file per scenario) or postgres
+  --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
+  --log-level <level>   Corridor LOG_LEVEL (default warn)
+  --skip-baseline       do not run the bare Fastify comparison
+  --cpu-prof            write a V8 CPU profile of each Corridor child (also BENCH_CPU_PROF=1)
+  --cpu-prof-dir <dir>  where the profiles go (default: a new directory under the OS temp dir)
+  --json <file>         also write the results as JSON
+  -h, --help
+
+Scenarios:
+${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`;
+
+class UsageError extends Error {}
+
+interface Options {
+  duration: number;
+  warmup: number;
+  connections: number;
+  scenarios: Scenario[];
+  store: 'sqlite' | 'postgres';
+  databaseUrl: string | undefined;
+  logLevel: string;
+  baseline: boolean;
+  cpuProfDir: string | undefined;
+  json: string | undefined;
+}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '50' },
+      scenario: { type: 'string', multiple: true },
+      store: { type: 'string', default: 'sqlite' },
+      'database-url': { type: 'string' },
+      'log-level': { type: 'string', default: 'warn' },
+      'skip-baseline': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      'cpu-prof-dir': { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const num = (name: string, raw: string, min: number, integer: boolean) => {
+    const v = Number(raw);
+    if (!Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min} (got "${raw}")`);
+    return v;
+  };
+  const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const scenarios = names.length === 0 ? [...SCENARIOS] : names.map((n) => findScenario(n) ?? fail(`unknown scenario "${n}" (have: ${SCENARIOS.map((s) => s.name).join(', ')})`));
+  const store = values.store;
+  if (store !== 'sqlite' && store !== 'postgres') throw new UsageError(`--store must be sqlite or postgres (got "${store}")`);
+  const databaseUrl = values['database-url'] ?? (store === 'postgres' ? process.env.DATABASE_URL : undefined);
+  if (store === 'postgres' && !databaseUrl) throw new UsageError('--store postgres needs --database-url (or DATABASE_URL)');
+  if (store === 'sqlite' && values['database-url']) throw new UsageError('--database-url needs --store postgres');
+  for (const s of scenarios) {
+    if (s.stores && !s.stores.includes(store)) throw new UsageError(`scenario "${s.name}" does not run on ${store}`);
+  }
+  const profiling = values['cpu-prof'] || process.env.BENCH_CPU_PROF === '1' || values['cpu-prof-dir'] !== undefined;
+  const cpuProfDir = profiling ? path.resolve(values['cpu-prof-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-prof-'))) : undefined;
+  if (cpuProfDir) fs.mkdirSync(cpuProfDir, { recursive: true });
+  return {
+    duration: num('duration', values.duration, 1, false),
+    warmup: num('warmup', values.warmup, 0, false),
+    connections: num('connections', values.connections, 1, true),
+    scenarios,
+    store,
+    databaseUrl,
+    logLevel: values['log-level'],
+    baseline: !values['skip-baseline'],
+    cpuProfDir,
+    json: values.json,
+  };
+}
+
+function fail(msg: string): never {
+  throw new UsageError(msg);
+}
+
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+
+function commandLine(argv: string[]): string {
+  // Never print a database password.
+  const args = argv.map((a) => a.replace(/(postgres(?:ql)?:\/\/[^:/@\s]+:)[^@\s]*@/, '$1***@')).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const direct = `node ${[...process.execArgv, path.relative(process.cwd(), process.argv[1]!) || process.argv[1]!].join(' ')}${args ? ` ${args}` : ''}`;
+  return process.env.npm_lifecycle_event === 'bench' ? `npm run bench${args ? ` -- ${args}` : ''}   (${direct})` : direct;
+}
+
+interface ScenarioOutcome {
+  scenario: Scenario;
+  corridor: Row;
+  baseline?: Row;
+}
+
+async function runScenario(s: Scenario, o: Options): Promise<ScenarioOutcome> {
+  log(`${s.name}: starting Corridor (${o.store}, LOG_LEVEL=${o.logLevel})`);
+  const corridor = await startCorridor({ store: o.store, databaseUrl: o.databaseUrl, logLevel: o.logLevel, cpuProfDir: o.cpuProfDir, echo: true });
+  let corridorRow: Row;
+  let prepared: PreparedScenario;
+  try {
+    prepared = await s.setup(corridor.handle);
+    const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request);
+    if (o.cpuProfDir) recordProfileWindow(o.cpuProfDir, { pid: corridor.server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    await prepared.verify?.();
+    corridorRow = { scenario: s.name, server: `corridor (${o.store})`, load: load.result, serverCpuSeconds: load.cpu, peakRssKb: corridor.server.peakRssKb() };
+  } finally {
+    await corridor.close();
+  }
+  if (o.cpuProfDir) log(`${s.name}: CPU profile of Corridor (pid ${corridor.server.pid}) in ${o.cpuProfDir}`);
+
+  if (!o.baseline || !prepared.baseline) return { scenario: s, corridor: corridorRow };
+  log(`${s.name}: starting the bare Fastify baseline`);
+  const bare = await startBaseline([prepared.baseline], true);
+  try {
+    const load = await measureWithCpu(`${s.name} bare`, bare.server, o, prepared.request);
+    const baselineRow: Row = { scenario: s.name, server: 'bare fastify', load: load.result, serverCpuSeconds: load.cpu, peakRssKb: bare.server.peakRssKb() };
+    corridorRow.ratio = corridorRow.load.reqPerSec / baselineRow.load.reqPerSec;
+    return { scenario: s, corridor: corridorRow, baseline: baselineRow };
+  } finally {
+    await bare.close();
+  }
+}
+
+/**
+ * Notes the measured window of a profiled child in <dir>/windows.json, so that
+ * bench/profile-summary.ts can leave out start-up and warm-up samples.
+ */
+function recordProfileWindow(dir: string, w: { pid: number; scenario: string; startUs: number; endUs: number }): void {
+  const file = path.join(dir, 'windows.json');
+  let all: unknown[] = [];
+  try {
+    all = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown[];
+  } catch {
+    // first entry
+  }
+  all.push(w);
+  fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
+}
+
+async function measureWithCpu(
+  label: string,
+  server: { origin: string; cpuSeconds(): number | undefined },
+  o: Options,
+  request: LoadOptions['request'],
+): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
+  if (o.warmup > 0) {
+    log(`${label}: warm-up ${o.warmup} s`);
+    await runLoad({ origin: server.origin, request, connections: o.connections, duration: o.warmup, title: `${label} warm-up` });
+  }
+  log(`${label}: measuring ${o.duration} s at ${o.connections} connections`);
+  const before = server.cpuSeconds();
+  // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
+  const startUs = Number(process.hrtime.bigint() / 1000n);
+  const result = await runLoad({ origin: server.origin, request, connections: o.connections, duration: o.duration, title: label });
+  const endUs = Number(process.hrtime.bigint() / 1000n);
+  const after = server.cpuSeconds();
+  return { result, cpu: before === undefined || after === undefined ? undefined : after - before, windowUs: [startUs, endUs] };
+}
+
+async function main(argv: string[]): Promise<number> {
+  let o: Options;
+  try {
+    const parsed = parseOptions(argv);
+    if (parsed === 'help') {
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    o = parsed;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`bench: ${(err as Error).message}\n\n${HELP}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const m = machineInfo();
+  const started = new Date();
+  const header = [
+    `Corridor bench — ${started.toISOString()}`,
+    `machine:  ${m.cpus} × ${m.model}, ${m.memoryGb} GB, ${m.platform}, node ${m.node}`,
+    `load avg: ${m.loadAvg.join(' ')} (1/5/15 min, at start)`,
+    `command:  ${commandLine(argv)}`,
+    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.connections} connections, pipelining 1, store ${o.store}, LOG_LEVEL=${o.logLevel}` +
+      (o.cpuProfDir ? `, CPU profiles in ${o.cpuProfDir}` : ''),
+    '',
+  ].join('\n');
+  process.stdout.write(`${header}\n`);
+
+  const outcomes: ScenarioOutcome[] = [];
+  for (const s of o.scenarios) outcomes.push(await runScenario(s, o));
+
+  const rows = outcomes.flatMap((x) => (x.baseline ? [x.corridor, x.baseline] : [x.corridor]));
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write('req/s: mean of per-second samples; p50/p99/max: per-response latency; vs bare: Corridor req/s ÷ bare req/s;\n');
+  process.stdout.write('server/loader CPU: CPU time during the measured window as % of one core (both share the machine);\n');
+  process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n\n');
+
+  let allMet = true;
+  for (const x of outcomes) {
+    if (!x.scenario.targets) continue;
+    const t = targetLines(x.scenario.name, x.scenario.targets, x.corridor);
+    allMet &&= t.met;
+    for (const line of t.lines) process.stdout.write(`target  ${line}\n`);
+  }
+  process.stdout.write(`load avg at end: ${machineInfo().loadAvg.join(' ')}\n`);
+
+  const failures = rows.filter((r) => r.load.non2xx > 0 || r.load.errors > 0);
+  for (const r of failures) {
+    process.stdout.write(`FAILED  ${r.scenario} ${r.server}: ${r.load.non2xx} non-2xx, ${r.load.errors} errors (${r.load.timeouts} timeouts); status codes ${JSON.stringify(r.load.statusCodes)}\n`);
+  }
+
+  if (o.json) {
+    const out = { date: started.toISOString(), machine: m, command: commandLine(argv), options: { ...o, scenarios: o.scenarios.map((s) => s.name), databaseUrl: o.databaseUrl ? '(set)' : undefined }, rows, targetsMet: allMet };
+    fs.writeFileSync(path.resolve(o.json), `${JSON.stringify(out, null, 2)}\n`);
+    log(`results written to ${o.json}`);
+  }
+  return failures.length > 0 ? 1 : 0;
+}
+
+process.on('exit', killAllChildrenSync);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: stopping`);
+    stopLoad();
+    killAllChildrenSync();
+    process.exit(130);
+  });
+}
+
+process.chdir(ROOT);
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    killAllChildrenSync();
+    process.exitCode = 1;
+  },
+);

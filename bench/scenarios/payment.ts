@@ -1,0 +1,66 @@
+/**
+ * payment: a funded internal account pays a succeeding external account with
+ * `POST /quotes {immediatelyExecute: true}` — quote, transaction, ledger hold, events and the
+ * settlement job per request. After the run the ledger check must be clean.
+ */
+import type { Scenario } from './types.ts';
+
+/** Amount per payment (cents); the account is funded for far more than a run can spend. */
+const AMOUNT = 100;
+const FUNDING_CALLS = 20;
+const FUNDING_PER_CALL = 100_000_000_000;
+
+export const paymentScenario: Scenario = {
+  name: 'payment',
+  summary: 'POST /quotes with immediatelyExecute to an external account (quote + hold + events + settlement job)',
+  targets: { maxP99Ms: 50 },
+  async setup(corridor) {
+    const creds = await corridor.newPlatform('Bench payments');
+    const headers = { authorization: creds.authorization };
+    const base = corridor.basePath;
+    const accounts = await corridor.request('GET', `${base}/platform/internal-accounts?currency=USD`, { headers });
+    const accountId = (accounts.body as { data: { id: string }[] }).data[0]!.id;
+    for (let i = 0; i < FUNDING_CALLS; i++) {
+      const f = await corridor.request('POST', `${base}/sandbox/internal-accounts/${accountId}/fund`, { headers, json: { amount: FUNDING_PER_CALL } });
+      if (f.status !== 200) throw new Error(`payment: funding answered ${f.status}: ${JSON.stringify(f.body)}`);
+    }
+    const ext = await corridor.request('POST', `${base}/platform/external-accounts`, {
+      headers,
+      json: {
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'US_ACCOUNT',
+          accountNumber: '987654321001',
+          routingNumber: '021000021',
+          bankAccountType: 'CHECKING',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Receiver', birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' } },
+        },
+      },
+    });
+    if (ext.status !== 201) throw new Error(`payment: external account answered ${ext.status}: ${JSON.stringify(ext.body)}`);
+    const externalId = (ext.body as { id: string }).id;
+    const path = `${base}/quotes`;
+    const body = JSON.stringify({
+      source: { sourceType: 'ACCOUNT', accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: externalId },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: AMOUNT,
+      immediatelyExecute: true,
+    });
+    const request = { method: 'POST' as const, path, headers: { ...headers, 'content-type': 'application/json' }, body };
+    const probe = await corridor.request('POST', path, { headers, json: JSON.parse(body) });
+    if (probe.status !== 201) throw new Error(`payment: probe answered ${probe.status}: ${JSON.stringify(probe.body)}`);
+    return {
+      request,
+      baseline: { method: 'POST', path, status: 201, body: probe.body },
+      async verify() {
+        const report = await corridor.request('GET', `/_admin/ledger/check?platformId=${encodeURIComponent(creds.platformId)}`, {
+          headers: { authorization: `Bearer ${corridor.adminToken}` },
+        });
+        const r = report.body as { ok: boolean; entries: number; problems: unknown[] };
+        console.log(`payment: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries)`);
+        if (!r.ok) throw new Error(`payment: ledger check found ${r.problems.length} problem(s): ${JSON.stringify(r.problems.slice(0, 5))}`);
+      },
+    };
+  },
+};
