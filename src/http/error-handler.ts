@@ -21,6 +21,9 @@ const BODY_ERRORS: Record<string, string> = {
 };
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  // Also set here: Fastify's framework errors (bad URL encoding, over-long path parameters) are
+  // answered before any onRequest hook runs, so the hook that normally sets it never sees them.
+  reply.header('x-request-id', String(reply.request.id));
   if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(err.toBody());
 }

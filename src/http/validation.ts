@@ -61,10 +61,19 @@ export function fieldErrorsFrom(errs: ErrorObject[]): FieldError[] {
         constraint = { enum: p.allowedValues };
         message = `must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
         break;
-      case 'const':
+      case 'const': {
+        // A union of literals fails once per branch: report one entry per field listing them all.
+        const prior = out.find((x) => x.field === (base === '' ? '(body)' : base) && Array.isArray(x.constraint?.enum));
+        if (prior) {
+          const values = prior.constraint!.enum as unknown[];
+          if (!values.includes(p.allowedValue)) values.push(p.allowedValue);
+          prior.message = `must be one of ${values.join(', ')}`;
+          continue;
+        }
         constraint = { enum: [p.allowedValue] };
         message = `must be ${String(p.allowedValue)}`;
         break;
+      }
       case 'format':
         constraint = { format: p.format };
         break;

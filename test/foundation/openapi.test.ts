@@ -1,0 +1,163 @@
+/**
+ * The generated OpenAPI document: valid OpenAPI 3.1, served without auth, and listing every
+ * operation the server actually registered (derived from the running app, not a hand list).
+ * Also /docs and /healthz.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { BASE_PATH } from '../../src/config.ts';
+import { Client } from '../helpers/http.ts';
+import { laneStore, startServer, type TestServer } from '../helpers/server.ts';
+import { checkEnvelope } from './util.ts';
+
+let srv: TestServer;
+// `any`: the OpenAPI document is arbitrary JSON; the assertions below check its shape.
+let doc: any;
+
+beforeAll(async () => {
+  srv = await startServer();
+  const res = await srv.anon.get('/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(async () => srv.close());
+
+/** Every (method, path) Fastify registered, read from its route tree. */
+function registeredRoutes(app: App): { method: string; path: string }[] {
+  const out: { method: string; path: string }[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = [...m[1]!].length / 4;
+    const full = (depth > 0 ? stack[depth - 1]! : '') + m[2]!;
+    stack.length = depth;
+    stack[depth] = full;
+    if (m[3]) for (const method of m[3].split(/,\s*/)) out.push({ method, path: full });
+  }
+  return out;
+}
+
+const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function expectedOperations(app: App): Set<string> {
+  const ops = new Set<string>();
+  for (const r of registeredRoutes(app)) {
+    if (r.method === 'HEAD' || r.method === 'OPTIONS') continue;
+    const api = r.path.startsWith(`${BASE_PATH}/`) && r.path !== `${BASE_PATH}/openapi.json`;
+    const operator = r.path.startsWith('/_admin/') || r.path === '/healthz';
+    if (api || operator) ops.add(`${r.method} ${toOpenApiPath(r.path)}`);
+  }
+  return ops;
+}
+
+function documentedOperations(): Map<string, { operationId?: string; responses?: Record<string, unknown>; security?: unknown }> {
+  const out = new Map();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item as Record<string, unknown>)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      out.set(`${method.toUpperCase()} ${path}`, op);
+    }
+  }
+  return out;
+}
+
+describe('OpenAPI document', () => {
+  it('is served without auth as JSON', async () => {
+    const res = await new Client(srv.origin).get(`${BASE_PATH}/openapi.json`);
+    expect(res.status).toBe(200);
+    checkEnvelope(res);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body.openapi).toBe('3.1.0');
+  });
+
+  it('validates as OpenAPI 3.1', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)?.slice(0, 4000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('the route-tree reader sees the routes this file knows exist', () => {
+    const seen = expectedOperations(srv.app);
+    for (const op of [
+      'GET /healthz',
+      'POST /_admin/platforms',
+      `GET ${BASE_PATH}/config`,
+      `PATCH ${BASE_PATH}/config`,
+      `POST ${BASE_PATH}/tokens`,
+      `GET ${BASE_PATH}/tokens`,
+      `GET ${BASE_PATH}/tokens/{tokenId}`,
+      `DELETE ${BASE_PATH}/tokens/{tokenId}`,
+      `GET ${BASE_PATH}/platform/internal-accounts`,
+      `POST ${BASE_PATH}/sandbox/internal-accounts/{accountId}/fund`,
+    ]) {
+      expect(seen.has(op), op).toBe(true);
+    }
+    expect(seen.has(`GET ${BASE_PATH}/openapi.json`)).toBe(false);
+    expect([...seen].some((o) => o.includes('/docs'))).toBe(false);
+  });
+
+  it('lists every implemented operation, each with an operationId, and nothing else', () => {
+    const expected = expectedOperations(srv.app);
+    const documented = documentedOperations();
+    const missing = [...expected].filter((op) => !documented.has(op));
+    expect(missing, 'registered but not documented').toEqual([]);
+    const extra = [...documented.keys()].filter((op) => !expected.has(op));
+    expect(extra, 'documented but not registered').toEqual([]);
+    for (const [op, spec] of documented) {
+      expect(typeof spec.operationId, `${op} operationId`).toBe('string');
+      expect(spec.operationId!.length).toBeGreaterThan(0);
+      expect(Object.keys(spec.responses ?? {}).some((s) => /^2\d\d$/.test(s)), `${op} has a 2xx response`).toBe(true);
+    }
+    const ids = [...documented.values()].map((s) => s.operationId);
+    expect(new Set(ids).size, 'operationIds are unique').toBe(ids.length);
+  });
+
+  it('uses the live API’s operationIds for the foundation operations', () => {
+    const documented = documentedOperations();
+    const want: Record<string, string> = {
+      [`GET ${BASE_PATH}/config`]: 'getPlatformConfig',
+      [`PATCH ${BASE_PATH}/config`]: 'updatePlatformConfig',
+      [`POST ${BASE_PATH}/tokens`]: 'createToken',
+      [`GET ${BASE_PATH}/tokens`]: 'listTokens',
+      [`GET ${BASE_PATH}/tokens/{tokenId}`]: 'getTokenById',
+      [`DELETE ${BASE_PATH}/tokens/{tokenId}`]: 'deleteTokenById',
+      [`GET ${BASE_PATH}/platform/internal-accounts`]: 'listPlatformInternalAccounts',
+      [`POST ${BASE_PATH}/sandbox/internal-accounts/{accountId}/fund`]: 'sandboxFundInternalAccount',
+    };
+    for (const [op, id] of Object.entries(want)) expect(documented.get(op)?.operationId, op).toBe(id);
+  });
+
+  it('declares the security schemes the routes use', () => {
+    const schemes = Object.keys(doc.components?.securitySchemes ?? {});
+    expect(schemes).toEqual(expect.arrayContaining(['BasicAuth', 'AdminAuth']));
+    const documented = documentedOperations();
+    expect(documented.get(`GET ${BASE_PATH}/config`)?.security).toEqual([{ BasicAuth: [] }]);
+    expect(documented.get('POST /_admin/platforms')?.security).toEqual([{ AdminAuth: [] }]);
+    for (const [op, spec] of documented) {
+      for (const req of (spec.security as Record<string, unknown>[] | undefined) ?? []) {
+        for (const name of Object.keys(req)) expect(schemes, `${op} uses ${name}`).toContain(name);
+      }
+    }
+  });
+});
+
+describe('/docs and /healthz', () => {
+  it('/docs serves HTML without auth', async () => {
+    const res = await fetch(`${srv.origin}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toMatch(/<html/i);
+  });
+
+  it('/healthz answers without auth and names the store', async () => {
+    const res = await new Client(srv.origin).get('/healthz');
+    expect(res.status).toBe(200);
+    checkEnvelope(res);
+    expect(res.body).toEqual({ status: 'ok', store: laneStore() });
+  });
+});
