@@ -1,0 +1,210 @@
+/**
+ * External accounts: creation (validation, sandbox beneficiary verification, duplicate detection),
+ * soft deletion with its EXTERNAL_ACCOUNT.STATUS_UPDATED event, the wire shape, and the sandbox
+ * suffix other modules steer transfer outcomes with.
+ *
+ * Rules (product decisions; the live API leaves them open):
+ * - Scope: the customer routes see every external account of the platform (their list can be
+ *   narrowed to one customer); the platform routes see platform-owned accounts only. Creating on
+ *   the customer route without `customerId` makes a platform account, as the live API does.
+ * - `customerId` must name a customer of the calling platform: unknown (or another platform's)
+ *   → 404 USER_NOT_FOUND; deleted → 410 CUSTOMER_DELETED (what the customer routes answer too).
+ * - Duplicates: one owner (customer, or the platform) cannot hold two live accounts of the same
+ *   canonical accountType and currency with the same identifying fields (e.g. routing + account
+ *   number, IBAN, sort code + account number, wallet address; case-insensitive where the format
+ *   is). The second create is 409 CONFLICT with `details.externalAccountId` of the first. Other
+ *   owners may register the same account; a deleted account frees its identity.
+ * - Accounts are created ACTIVE. Sandbox platforms get `beneficiaryVerificationStatus` from the
+ *   last 3 digits of the primary identifier (102 NOT_MATCHED, 103 PARTIAL_MATCH, 104 PENDING,
+ *   105 → 400 INVALID_BANK_ACCOUNT, 106 UNSUPPORTED, 107 CHECKED_BY_RECEIVING_FI, else MATCHED);
+ *   production platforms carry no verification result (no rail was asked).
+ * - Delete is soft: the account disappears from reads and lists, its status becomes INACTIVE and
+ *   one EXTERNAL_ACCOUNT.STATUS_UPDATED event carries it. Creation emits no event (the account is
+ *   born ACTIVE; the 201 is the notice).
+ */
+import type { AppContext } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
+import { iso, platformNowMs } from '../../lib/time.ts';
+import { enqueueEvent } from '../../outbox/outbox.ts';
+import type { ExternalAccountRow, PlatformRow } from '../../store/schema.ts';
+import { findCustomer } from '../customers/customers.repo.ts';
+import { checkAccountInfo, suffixOf, type AccountInfo } from './account-info.ts';
+import { beneficiaryName } from './beneficiary.ts';
+import {
+  clearDefaultUmaDeposit,
+  findByIdentity,
+  findExternalAccount,
+  insertExternalAccount,
+  softDeleteExternalAccount,
+} from './external-accounts.repo.ts';
+import type { BeneficiaryVerificationStatus, ExternalAccountStatus, ExternalAccountWire } from './external-accounts.schemas.ts';
+
+export type { ExternalAccountWire };
+
+export interface ExternalAccountInput {
+  customerId?: string | undefined;
+  currency: string;
+  platformAccountId?: string | undefined;
+  ownershipType?: 'FIRST_PARTY' | 'THIRD_PARTY' | undefined;
+  defaultUmaDepositAccount?: boolean | undefined;
+  accountInfo: AccountInfo;
+}
+
+/** Sandbox beneficiary-verification outcomes by suffix (105 is refused before this table). */
+const VERIFICATION_BY_SUFFIX: Record<string, BeneficiaryVerificationStatus> = {
+  '102': 'NOT_MATCHED',
+  '103': 'PARTIAL_MATCH',
+  '104': 'PENDING',
+  '106': 'UNSUPPORTED',
+  '107': 'CHECKED_BY_RECEIVING_FI',
+};
+
+/** The name the simulated rail reports back for each outcome that reports one. */
+function verifiedName(status: BeneficiaryVerificationStatus, name: string | undefined): string | null {
+  if (name === undefined) return null;
+  if (status === 'MATCHED') return name;
+  if (status === 'PARTIAL_MATCH') {
+    const words = name.trim().split(/\s+/);
+    return words.length >= 2 ? `${words[0]!.charAt(0)}. ${words[words.length - 1]}` : name.toUpperCase();
+  }
+  if (status === 'NOT_MATCHED') return 'Sandbox Account Holder';
+  return null;
+}
+
+/**
+ * The sandbox suffix of an external account: the last 3 digits of its primary identifier (for an
+ * identifier with a domain part, of the part before `@`); '' when it does not end in 3 digits,
+ * which every magic-value table treats as "any other".
+ */
+export function sandboxSuffix(account: Pick<ExternalAccountRow, 'identifier'>): string {
+  return suffixOf(account.identifier);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export async function createExternalAccount(ctx: AppContext, platform: PlatformRow, input: ExternalAccountInput): Promise<ExternalAccountWire> {
+  const at = iso(platformNowMs(ctx.deps.clock, platform));
+  const customerId = input.customerId;
+  if (customerId === undefined && input.defaultUmaDepositAccount === true) {
+    throw errors.invalidField('defaultUmaDepositAccount', 'applies to customer accounts only; give customerId');
+  }
+  const checked = checkAccountInfo(input.accountInfo, input.currency);
+  const identityKey = `${customerId ?? 'PLATFORM'}|${checked.identityKey}`;
+
+  const create = async () =>
+    ctx.db.transaction().execute(async (trx) => {
+      if (customerId !== undefined) {
+        const customer = await findCustomer(trx, platform.id, customerId);
+        if (!customer) throw errors.customerNotFound(customerId);
+        if (customer.deleted_at !== null) throw errors.customerDeleted(customerId);
+      }
+      let verification: BeneficiaryVerificationStatus | null = null;
+      if (platform.environment === 'SANDBOX') {
+        const suffix = suffixOf(checked.identifier);
+        if (suffix === '105') {
+          throw errors.invalidBankAccount(
+            `The receiving institution reports ${checked.identifierField} as an invalid account (sandbox suffix 105)`,
+            `accountInfo.${checked.identifierField}`,
+          );
+        }
+        verification = VERIFICATION_BY_SUFFIX[suffix] ?? 'MATCHED';
+      }
+      const existing = await findByIdentity(trx, platform.id, identityKey);
+      if (existing) throw duplicate(existing.id);
+      const isDefault = customerId !== undefined ? input.defaultUmaDepositAccount === true : null;
+      if (isDefault && customerId !== undefined) await clearDefaultUmaDeposit(trx, platform.id, customerId, at);
+      const row: ExternalAccountRow = {
+        id: ctx.deps.ids.next('ExternalAccount'),
+        platform_id: platform.id,
+        customer_id: customerId ?? null,
+        status: 'ACTIVE',
+        currency: input.currency,
+        account_type: checked.info.accountType,
+        account_info: JSON.stringify(checked.info),
+        identifier: checked.identifier,
+        identity_key: identityKey,
+        platform_account_id: input.platformAccountId ?? null,
+        ownership_type: input.ownershipType ?? null,
+        default_uma_deposit: isDefault === null ? null : isDefault ? 1 : 0,
+        beneficiary_verification_status: verification,
+        beneficiary_verified_name: verification ? verifiedName(verification, beneficiaryName(checked.info.beneficiary)) : null,
+        created_at: at,
+        updated_at: at,
+        deleted_at: null,
+      };
+      await insertExternalAccount(trx, row);
+      return row;
+    });
+
+  try {
+    return externalAccountToWire(await create());
+  } catch (err) {
+    // A concurrent create of the same account lost the race on the partial unique index.
+    if (isUniqueViolation(err)) {
+      const winner = await findByIdentity(ctx.db, platform.id, identityKey);
+      throw duplicate(winner?.id);
+    }
+    throw err;
+  }
+}
+
+function duplicate(existingId: string | undefined) {
+  return errors.conflict(
+    `An external account with these details already exists${existingId ? `: ${existingId}` : ''}`,
+    existingId ? { externalAccountId: existingId } : undefined,
+  );
+}
+
+/** A live account of this platform; 'platform' scope finds platform-owned accounts only. */
+export async function getExternalAccount(ctx: AppContext, platformId: string, id: string, scope: 'any' | 'platform'): Promise<ExternalAccountRow> {
+  const row = await findExternalAccount(ctx.db, platformId, id, scope);
+  if (!row) throw errors.notFound('External account', id);
+  return row;
+}
+
+/** Soft-deletes the account and emits EXTERNAL_ACCOUNT.STATUS_UPDATED (status INACTIVE). */
+export async function deleteExternalAccount(ctx: AppContext, platform: PlatformRow, id: string, scope: 'any' | 'platform'): Promise<void> {
+  const at = iso(platformNowMs(ctx.deps.clock, platform));
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await findExternalAccount(trx, platform.id, id, scope);
+    if (!row || !(await softDeleteExternalAccount(trx, platform.id, id, at))) throw errors.notFound('External account', id);
+    const deleted: ExternalAccountRow = {
+      ...row,
+      status: 'INACTIVE',
+      default_uma_deposit: row.customer_id === null ? null : 0,
+      updated_at: at,
+      deleted_at: at,
+    };
+    await enqueueEvent(trx, {
+      id: ctx.deps.ids.next('Webhook'),
+      platformId: platform.id,
+      type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+      resourceId: row.id,
+      data: externalAccountToWire(deleted),
+      at,
+    });
+  });
+}
+
+export function externalAccountToWire(row: ExternalAccountRow): ExternalAccountWire {
+  const w: ExternalAccountWire = {
+    id: row.id,
+    status: row.status as ExternalAccountStatus,
+    currency: row.currency,
+    accountInfo: JSON.parse(row.account_info) as AccountInfo,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.customer_id !== null) w.customerId = row.customer_id;
+  if (row.platform_account_id !== null) w.platformAccountId = row.platform_account_id;
+  if (row.ownership_type !== null) w.ownershipType = row.ownership_type as 'FIRST_PARTY' | 'THIRD_PARTY';
+  if (row.default_uma_deposit !== null) w.defaultUmaDepositAccount = Number(row.default_uma_deposit) === 1;
+  if (row.beneficiary_verification_status !== null) {
+    w.beneficiaryVerificationStatus = row.beneficiary_verification_status as BeneficiaryVerificationStatus;
+  }
+  if (row.beneficiary_verified_name !== null) w.beneficiaryVerifiedData = { fullName: row.beneficiary_verified_name };
+  return w;
+}
