@@ -10,13 +10,22 @@ import { API_VERSION, BASE_PATH, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Deps } from './deps.ts';
 import { installAuth } from './http/auth.ts';
+import { AuthCache } from './http/auth-cache.ts';
 import { errors } from './http/errors.ts';
 import { installErrorHandling, sendError } from './http/error-handler.ts';
 import { installValidators } from './http/validation.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { configRoutes } from './modules/config/config.routes.ts';
+import { customerRoutes } from './modules/customers/customers.routes.ts';
+import { discoveryRoutes } from './modules/discoveries/discoveries.routes.ts';
+import { exchangeRateRoutes } from './modules/exchange-rates/exchange-rates.routes.ts';
+import { externalAccountRoutes } from './modules/external-accounts/external-accounts.routes.ts';
 import { internalAccountRoutes } from './modules/internal-accounts/internal-accounts.routes.ts';
+import { beneficialOwnerRoutes } from './modules/kyc/beneficial-owners.routes.ts';
+import { documentRoutes } from './modules/kyc/documents.routes.ts';
+import { verificationRoutes } from './modules/kyc/verifications.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
+import { paymentRoutes } from './modules/payments/payments.routes.ts';
 import { healthRoutes } from './modules/system/system.routes.ts';
 import { findTokenWithPlatform } from './modules/tokens/tokens.repo.ts';
 import { tokenRoutes } from './modules/tokens/tokens.routes.ts';
@@ -68,7 +77,13 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   installErrorHandling(app, config.bodyLimitBytes);
   installJsonParser(app);
   installRequestLog(app);
-  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken);
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (req.routeOptions.config?.optionalBody && req.body === undefined) req.body = {};
+    done();
+  });
+  // SQLite is single-process, so verified credentials can be cached (see auth-cache.ts).
+  const authCache = store.kind === 'sqlite' ? new AuthCache() : undefined;
+  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken, authCache);
 
   await app.register(swagger, {
     openapi: {
@@ -100,8 +115,16 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
       await api.register(tokenRoutes(ctx));
       await api.register(configRoutes(ctx));
+      await api.register(customerRoutes(ctx));
+      await api.register(exchangeRateRoutes(ctx));
+      await api.register(discoveryRoutes());
       await api.register(internalAccountRoutes(ctx));
+      await api.register(externalAccountRoutes(ctx));
+      await api.register(beneficialOwnerRoutes(ctx));
+      await api.register(documentRoutes(ctx));
+      await api.register(verificationRoutes(ctx));
       await api.register(sandboxRoutes(ctx));
+      await api.register(paymentRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );
@@ -119,6 +142,8 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
 function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Fastify also accepts text/plain by default; the API is JSON only, so that is a Content-Type 400.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body !== 'string' || body.trim() === '') {
       done(null, undefined);
@@ -130,13 +155,15 @@ function installJsonParser(app: FastifyInstance): void {
 
 /** One log line per request, carrying its request id; the id is also a response header. */
 function installRequestLog(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
       { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
+    done();
   });
 }

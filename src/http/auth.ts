@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiTokenRow, PlatformRow } from '../store/schema.ts';
+import type { AuthCache } from './auth-cache.ts';
 import { ApiError, errors } from './errors.ts';
 
 export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
@@ -63,30 +64,48 @@ export function parseBasic(header: string | undefined): { id: string; secret: st
   return { id: decoded.slice(0, i), secret: decoded.slice(i + 1) };
 }
 
-export function installAuth(app: FastifyInstance, tokens: TokenLookup, adminToken: string | undefined): void {
+export function installAuth(app: FastifyInstance, tokens: TokenLookup, adminToken: string | undefined, cache?: AuthCache): void {
   app.decorateRequest('platformAuth', null);
-  app.addHook('onRequest', async (req) => {
+  // Callback style with a synchronous path: public routes and cached credentials cost no promise.
+  app.addHook('onRequest', (req, _reply, done) => {
     const cfg = req.routeOptions.config;
     const kind = cfg?.auth ?? 'none';
-    if (kind === 'platform') {
-      req.platformAuth = await authenticatePlatform(req, tokens);
-      const need = cfg.permission;
-      if (need && !req.platformAuth.permissions.includes(need)) {
-        throw errors.forbidden(`This API token lacks the ${need} permission`);
-      }
-    } else if (kind === 'admin') {
-      authenticateAdmin(req, adminToken);
+    try {
+      if (kind === 'admin') authenticateAdmin(req, adminToken);
+      if (kind !== 'platform') return done();
+      const hit = cachedPlatformAuth(req, cache);
+      if (hit) return done(authorize(req, hit));
+      authenticatePlatform(req, tokens, cache).then((auth) => done(authorize(req, auth)), done);
+    } catch (err) {
+      done(err as Error);
     }
   });
 }
 
-async function authenticatePlatform(req: FastifyRequest, tokens: TokenLookup): Promise<PlatformAuth> {
-  const creds = parseBasic(req.headers.authorization);
+/** Records the caller and checks the route's permission; returns the error to fail with, if any. */
+function authorize(req: FastifyRequest, auth: PlatformAuth): Error | undefined {
+  req.platformAuth = auth;
+  const need = req.routeOptions.config?.permission;
+  if (need && !auth.permissions.includes(need)) return errors.forbidden(`This API token lacks the ${need} permission`);
+  return undefined;
+}
+
+function cachedPlatformAuth(req: FastifyRequest, cache: AuthCache | undefined): PlatformAuth | undefined {
+  const header = req.headers.authorization;
+  const hit = header !== undefined ? cache?.get(header) : undefined;
+  return hit ? { platform: hit.platform, token: hit.token, permissions: JSON.parse(hit.token.permissions) as Permission[] } : undefined;
+}
+
+async function authenticatePlatform(req: FastifyRequest, tokens: TokenLookup, cache: AuthCache | undefined): Promise<PlatformAuth> {
+  const header = req.headers.authorization;
+  const seenEpoch = cache?.epoch() ?? 0;
+  const creds = parseBasic(header);
   if (!creds) throw errors.unauthorized();
   const found = creds.id.length <= 128 ? await tokens.findByClientId(creds.id) : undefined;
   // Both sides are 32-byte SHA-256 digests, so a direct constant-time comparison is exact.
   const ok = timingSafeEqual(Buffer.from(hashSecret(creds.secret), 'hex'), Buffer.from(found?.token.secret_hash ?? DUMMY_HASH, 'hex'));
   if (!found || !ok) throw errors.unauthorized('Invalid API token id or client secret');
+  cache?.set(header!, seenEpoch, found);
   return { platform: found.platform, token: found.token, permissions: JSON.parse(found.token.permissions) as Permission[] };
 }
 

@@ -51,6 +51,7 @@ function openSqlite(file: string): Store {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
+  database.pragma('wal_autocheckpoint = 10000');
   database.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return { kind: 'sqlite', db, location: file, close: () => db.destroy() };

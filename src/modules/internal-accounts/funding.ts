@@ -26,7 +26,22 @@ function hex(seed: string, n: number): string {
   return createHash('sha256').update(seed).digest('hex').slice(0, n);
 }
 
+/** Derived instructions are pure functions of their inputs; listing accounts is a hot read. */
+const MEMO_SIZE = 10_000;
+const memo = new Map<string, FundingInstruction[]>();
+
 export function fundingInstructions(account: { id: string; currency: string; funding_reference: string }, holderName: string): FundingInstruction[] {
+  const key = `${account.id}\u0000${account.funding_reference}\u0000${holderName}`;
+  let hit = memo.get(key);
+  if (!hit) {
+    hit = deriveInstructions(account, holderName);
+    if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
+    memo.set(key, hit);
+  }
+  return hit;
+}
+
+function deriveInstructions(account: { id: string; currency: string; funding_reference: string }, holderName: string): FundingInstruction[] {
   const { id, currency: code, funding_reference: reference } = account;
   if (code === 'USDB' || code === 'BTC') {
     return [

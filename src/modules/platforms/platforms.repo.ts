@@ -1,5 +1,6 @@
 /** SQL for platforms. */
 import type { Kysely } from 'kysely';
+import { bumpAuthEpoch } from '../../http/auth-cache.ts';
 import type { Database, PlatformRow } from '../../store/schema.ts';
 import type { StoreKind } from '../../store/db.ts';
 
@@ -16,6 +17,7 @@ export async function getPlatform(db: Kysely<Database>, id: string, lock?: Store
 
 export async function updatePlatform(db: Kysely<Database>, id: string, patch: Partial<Pick<PlatformRow, 'config' | 'clock_offset_ms' | 'updated_at' | 'name'>>): Promise<void> {
   await db.updateTable('platforms').set(patch).where('id', '=', id).execute();
+  bumpAuthEpoch();
 }
 
 /** The platform created at first boot (the one holding the bootstrap token). */

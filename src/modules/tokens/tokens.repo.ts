@@ -1,5 +1,6 @@
 /** SQL for API tokens. */
 import type { CompiledQuery, Kysely } from 'kysely';
+import { bumpAuthEpoch } from '../../http/auth-cache.ts';
 import type { ApiTokenRow, Database, PlatformRow } from '../../store/schema.ts';
 
 export async function insertToken(db: Kysely<Database>, row: ApiTokenRow): Promise<void> {
@@ -58,10 +59,12 @@ export async function findBootstrapToken(db: Kysely<Database>, platformId: strin
 
 export async function updateTokenCredentials(db: Kysely<Database>, id: string, clientId: string, secretHash: string, at: string): Promise<void> {
   await db.updateTable('api_tokens').set({ client_id: clientId, secret_hash: secretHash, updated_at: at }).where('id', '=', id).execute();
+  bumpAuthEpoch();
 }
 
 export async function deleteToken(db: Kysely<Database>, platformId: string, id: string): Promise<boolean> {
   const r = await db.deleteFrom('api_tokens').where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  bumpAuthEpoch();
   return r.numDeletedRows > 0n;
 }
 
