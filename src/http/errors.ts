@@ -102,12 +102,23 @@ export const errors = {
     new ApiError(400, 'INVALID_INPUT', `${field}: ${message}`, { errors: [{ field, message }] }),
   invalidCurrency: (code: string, field?: string) =>
     new ApiError(400, 'INVALID_CURRENCY', `Unsupported currency: ${code}`, field ? { errors: [{ field, message: `unsupported currency ${code}` }] } : undefined),
+  invalidCurrencies: (fieldErrors: FieldError[]) =>
+    new ApiError(400, 'INVALID_CURRENCY', `Invalid currency in ${fieldErrors[0]?.field ?? 'request'}: ${fieldErrors[0]?.message ?? 'unsupported'}`, { errors: fieldErrors }),
+  amountOutOfRange: (message: string, fieldErrors?: FieldError[]) =>
+    new ApiError(400, 'AMOUNT_OUT_OF_RANGE', message, fieldErrors ? { errors: fieldErrors } : undefined),
   unauthorized: (message = 'Missing or invalid API credentials') => new ApiError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="corridor"' }),
   forbidden: (message: string) => new ApiError(403, 'FORBIDDEN', message),
   sandboxOnly: () => new ApiError(403, 'FORBIDDEN', 'This operation is only available to sandbox platforms'),
   notFound: (what: string, id: string) => new ApiError(404, 'NOT_FOUND', `${what} ${id} not found`),
   routeNotFound: (method: string, url: string) => new ApiError(404, 'NOT_FOUND', `No route for ${method} ${url}`),
+  quoteNotFound: (id: string) => new ApiError(404, 'QUOTE_NOT_FOUND', `Quote ${id} not found`),
   tokenNotFound: (id: string) => new ApiError(404, 'TOKEN_NOT_FOUND', `Token ${id} not found`),
+  customerNotFound: (id: string) => new ApiError(404, 'USER_NOT_FOUND', `Customer ${id} not found`),
+  customerDeleted: (id: string) => new ApiError(410, 'CUSTOMER_DELETED', `Customer ${id} has been deleted`),
+  invalidBankAccount: (message: string, field?: string) =>
+    new ApiError(400, 'INVALID_BANK_ACCOUNT', message, field ? { errors: [{ field, message }] } : undefined),
+  umaAddressExists: (address: string) =>
+    new ApiError(409, 'UMA_ADDRESS_EXISTS', `UMA address ${address} is already taken`, { errors: [{ field: 'umaAddress', message: 'is already taken' }] }),
   methodNotAllowed: (method: string, allowed: string[]) =>
     new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed }, { Allow: allowed.join(', ') }),
   conflict: (message: string, details?: Record<string, unknown>) => new ApiError(409, 'CONFLICT', message, details),

@@ -215,7 +215,114 @@ export interface VerificationsTable {
   updated_at: string;
 }
 
+export interface ExternalAccountsTable {
+  id: string;
+  platform_id: string;
+  /** null for platform accounts. */
+  customer_id: string | null;
+  /** ExternalAccountStatus: ACTIVE while usable; INACTIVE once deleted. */
+  status: string;
+  currency: string;
+  /** Canonical accountType (US_ACCOUNT, EUR_ACCOUNT, LAYER2_WALLET …). */
+  account_type: string;
+  /** The accountInfo as emitted (canonical accountType, paymentRails, beneficiary), as JSON. */
+  account_info: string;
+  /** The primary identifier (account number, IBAN, CLABE, PIX key, address …): its last 3 digits steer the sandbox. */
+  identifier: string;
+  /** Owner + type + currency + normalised identifying fields; unique among non-deleted accounts. */
+  identity_key: string;
+  platform_account_id: string | null;
+  ownership_type: string | null;
+  /** 0/1 for customer accounts (defaultUmaDepositAccount); null for platform accounts. */
+  default_uma_deposit: number | null;
+  beneficiary_verification_status: string | null;
+  beneficiary_verified_name: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Set by DELETE (soft delete): the row stays so transfers that name it still resolve. */
+  deleted_at: string | null;
+}
+
+/** A payment: outgoing (quote execution, transfer-out) or incoming (transfer-in, UMA receive). */
+export interface TransactionsTable {
+  id: string;
+  platform_id: string;
+  /** The customer the payment belongs to, or the platform id for the platform's own. */
+  customer_id: string;
+  platform_customer_id: string;
+  /** INCOMING or OUTGOING. */
+  type: string;
+  /** CREDIT or DEBIT (an ACH pull is INCOMING + DEBIT). */
+  direction: string;
+  status: string;
+  /** QUOTE, TRANSFER_OUT, TRANSFER_IN, UMA_RECEIVE: which flow drives it. */
+  kind: string;
+  /** TransactionSource and TransactionDestination wire objects, as JSON. */
+  source: string;
+  destination: string;
+  /** Account ids on either side, for the list filters. */
+  sender_account_id: string | null;
+  receiver_account_id: string | null;
+  /** The internal account whose balance this payment moves. */
+  internal_account_id: string | null;
+  /** Amount taken from the sender, fees included (smallest unit of sent_currency). */
+  sent_amount: number;
+  sent_currency: string;
+  received_amount: number;
+  received_currency: string;
+  fees: number;
+  platform_fees: number;
+  /** Decimal string: receiving smallest units per sending smallest unit. */
+  exchange_rate: string;
+  quote_id: string | null;
+  description: string | null;
+  reference: string;
+  payment_rail: string | null;
+  /** The sandbox outcome chosen when the payment started (e.g. SUCCESS, FAIL_BANK_REJECTED). */
+  scenario: string;
+  failure_reason: string | null;
+  /** Refund wire object as JSON, once a refund started. */
+  refund: string | null;
+  settled_at: string | null;
+  receipt_delivery_confirmed_at: string | null;
+  /** Other wire fields (remittance information, purpose of payment, counterparty data), as JSON. */
+  extra: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface QuotesTable {
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  /** PENDING, PROCESSING, COMPLETED, FAILED or EXPIRED. */
+  status: string;
+  transaction_id: string;
+  /** The request's source and destination objects, as JSON. */
+  source: string;
+  destination: string;
+  sending_currency: string;
+  receiving_currency: string;
+  locked_side: string;
+  locked_amount: number;
+  total_sending_amount: number;
+  total_receiving_amount: number;
+  exchange_rate: string;
+  fees_included: number;
+  platform_fees_included: number;
+  description: string | null;
+  /** PaymentInstructions[] for real-time funded quotes, as JSON. */
+  payment_instructions: string | null;
+  /** The memo reference a real-time funding payment must carry. */
+  funding_reference: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  transactions: TransactionsTable;
+  quotes: QuotesTable;
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
   internal_accounts: InternalAccountsTable;
@@ -225,6 +332,7 @@ export interface Database {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   customers: CustomersTable;
+  external_accounts: ExternalAccountsTable;
   beneficial_owners: BeneficialOwnersTable;
   documents: DocumentsTable;
   document_files: DocumentFilesTable;
@@ -237,6 +345,9 @@ export type InternalAccountRow = Selectable<InternalAccountsTable>;
 export type NewInternalAccount = Insertable<InternalAccountsTable>;
 export type InternalAccountUpdate = Updateable<InternalAccountsTable>;
 export type CustomerRow = Selectable<CustomersTable>;
+export type TransactionRow = Selectable<TransactionsTable>;
+export type QuoteRow = Selectable<QuotesTable>;
+export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 export type BeneficialOwnerRow = Selectable<BeneficialOwnersTable>;
 export type DocumentRow = Selectable<DocumentsTable>;
 export type VerificationRow = Selectable<VerificationsTable>;

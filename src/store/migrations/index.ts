@@ -1,6 +1,10 @@
 /** Every schema migration, in the order it is applied. Never edit one that has shipped. */
 import type { Kysely } from 'kysely';
 import { m0001Init } from './0001_init.ts';
+import { m0002Customers } from './0002_customers.ts';
+import { m0003ExternalAccounts } from './0003_external_accounts.ts';
+import { m0004Kyc } from './0004_kyc.ts';
+import { m0005Payments } from './0005_payments.ts';
 
 export interface Migration {
   name: string;
@@ -8,4 +12,4 @@ export interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-export const migrations: Migration[] = [m0001Init];
+export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments];
