@@ -20,6 +20,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Largest accepted request body. */
   bodyLimitBytes: number;
+  /** Domain of the sandbox UMA receivers (`$success.usd@<domain>` …). */
+  sandboxUmaDomain: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -74,6 +76,11 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push('CORRIDOR_ADMIN_TOKEN must be 16-256 printable characters without spaces');
   }
 
+  const sandboxUmaDomain = (get('CORRIDOR_SANDBOX_UMA_DOMAIN') ?? 'sandbox.uma.money').toLowerCase();
+  if (!/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(sandboxUmaDomain)) {
+    problems.push(`CORRIDOR_SANDBOX_UMA_DOMAIN must be a domain name (got "${sandboxUmaDomain}")`);
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
@@ -87,6 +94,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bootstrapClientSecret,
     adminToken,
     bodyLimitBytes: 1024 * 1024,
+    sandboxUmaDomain,
   };
 }
 

@@ -2,7 +2,7 @@
  * Schemas shared by many routes. Every object schema is closed (`additionalProperties: false`), so
  * an unknown field at any depth is a 400 naming it.
  */
-import { Type, type TProperties, type TSchema, type ObjectOptions, type TObject } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /** A closed object: unknown properties are rejected. */
 export function Obj<T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<T> {
@@ -74,4 +74,12 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
   const out: Record<number, typeof ErrorSchema> = {};
   for (const s of [...statuses, 500]) out[s] = ErrorSchema;
   return out;
+}
+
+/**
+ * A `oneOf` of closed objects told apart by one property (Ajv's `discriminator`): a wrong or
+ * missing discriminator is one clear error, and each variant's fields are checked on their own.
+ */
+export function OneOf<T extends TObject[]>(variants: [...T], propertyName: string, options: { title?: string; description?: string } = {}): TUnsafe<Static<T[number]>> {
+  return Type.Unsafe<Static<T[number]>>({ oneOf: variants, discriminator: { propertyName }, ...options });
 }

@@ -134,8 +134,10 @@ export class JobRunner {
           .orderBy('id')
           .limit(1);
         if (platformId) q = q.where('platform_id', '=', platformId);
-        // Several processes on one PostgreSQL: each takes a different due job.
-        if (this.o.kind === 'postgres') q = q.forUpdate().skipLocked();
+        // Several processes on one PostgreSQL: the background loop takes a job no one else holds;
+        // a caller draining one platform (a sandbox clock advance) waits for a job another process
+        // is running, so that everything due has happened when it returns.
+        if (this.o.kind === 'postgres') q = platformId ? q.forUpdate() : q.forUpdate().skipLocked();
         const job = await q.executeTakeFirst();
         if (!job) return false;
         claimed = job;

@@ -29,8 +29,15 @@ export interface EntryInput {
   at: string;
 }
 
+/**
+ * SANDBOX_ISSUER: source of sandbox funding; RAIL_CLEARING: the outside world on the payment rails;
+ * IN_TRANSIT: payments in flight that are not held on an internal account; FEES: fees of a platform
+ * without an internal account in the fee currency.
+ */
+export type SystemRole = 'SANDBOX_ISSUER' | 'RAIL_CLEARING' | 'IN_TRANSIT' | 'FEES';
+
 /** The system account of a platform for a role (one per platform, any currency). */
-export function systemAccount(platformId: string, role: 'SANDBOX_ISSUER' | 'RAIL_CLEARING' | 'FEES'): string {
+export function systemAccount(platformId: string, role: SystemRole): string {
   return `System:${platformId}:${role}`;
 }
 
@@ -122,6 +129,15 @@ export interface LedgerReport {
  * balances per currency. Scoped to one platform when `platformId` is given.
  */
 export async function checkLedger(db: Kysely<Database>, platformId?: string): Promise<LedgerReport> {
+  // One snapshot for all the queries below, so movements committing meanwhile cannot make a
+  // consistent ledger look inconsistent (repeatable read on PostgreSQL; SQLite's WAL read snapshot).
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((trx) => checkLedgerIn(trx, platformId));
+}
+
+async function checkLedgerIn(db: Kysely<Database>, platformId?: string): Promise<LedgerReport> {
   const problems: LedgerProblem[] = [];
 
   let unbalanced = db

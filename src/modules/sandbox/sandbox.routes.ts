@@ -7,10 +7,12 @@ import { runOnce } from '../../http/idempotency.ts';
 import { errorResponses, IdString, Obj } from '../../http/schemas.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
 import { InternalAccountSchema } from '../internal-accounts/internal-accounts.schemas.ts';
-import { advanceClock, fundInternalAccount, SandboxClockSchema } from './sandbox.service.ts';
+import { advanceClock, fundInternalAccount, resetPlatform, SandboxClockSchema } from './sandbox.service.ts';
 import { platformNowMs, iso } from '../../lib/time.ts';
 
 const TAG = 'Sandbox';
+/** The live API's SandboxFundRequest.amount maximum. */
+export const MAX_SANDBOX_FUND = 100_000_000_000;
 const security = [{ BasicAuth: [] }];
 
 export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -27,7 +29,7 @@ export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           operationId: 'sandboxFundInternalAccount', tags: [TAG], summary: 'Instantly add funds to an internal account (sandbox)', security,
           params: Obj({ accountId: IdString('InternalAccount:019542f5-b3e7-7d02-8000-000000000001') }),
           headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
-          body: Obj({ amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Smallest unit of the account currency' }) }),
+          body: Obj({ amount: Type.Integer({ minimum: 1, maximum: MAX_SANDBOX_FUND, description: 'Smallest unit of the account currency (at most 100000000000, as the live API)' }) }),
           response: { 200: InternalAccountSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
@@ -68,6 +70,23 @@ export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req) => advanceClock(ctx, platformOf(req).platform.id, req.body.seconds * 1000),
+    );
+
+    app.post(
+      '/sandbox/reset',
+      {
+        config: { auth: 'platform', permission: 'MANAGE' },
+        schema: {
+          operationId: 'sandboxReset', tags: [TAG],
+          summary: "Wipe the platform's customers, accounts and history; tokens and configuration stay (Corridor extension)",
+          security,
+          response: { 204: { type: 'null', description: 'Reset' }, ...errorResponses(401, 403) },
+        },
+      },
+      async (req, reply) => {
+        await resetPlatform(ctx, platformOf(req).platform.id);
+        return reply.code(204).send();
+      },
     );
   };
 }

@@ -11,7 +11,8 @@ import { iso, platformNowMs } from '../../lib/time.ts';
 import { enqueueEvent } from '../../outbox/outbox.ts';
 import type { Database, PlatformRow } from '../../store/schema.ts';
 import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
-import { internalAccountToWire, type InternalAccountWire } from '../internal-accounts/internal-accounts.service.ts';
+import { createInternalAccount, holdingTypeFor, internalAccountToWire, type InternalAccountWire } from '../internal-accounts/internal-accounts.service.ts';
+import { settingsOf } from '../platforms/platform-settings.ts';
 
 /**
  * Credits an internal account from the platform's sandbox issuer, in the caller's transaction,
@@ -74,4 +75,27 @@ export async function advanceClock(ctx: AppContext, platformId: string, ms: numb
   });
   await ctx.jobs.drain(platformId);
   return { now: iso(platformNowMs(ctx.deps.clock, platform)), offsetMs: Number(platform.clock_offset_ms) };
+}
+
+/**
+ * Every table holding a platform's customers, accounts and history, children before parents.
+ * Tokens, configuration and the platform's clock are kept.
+ */
+const RESETTABLE_TABLES = [
+  'ledger_postings', 'ledger_entries', 'outbox_events', 'jobs', 'idempotency_keys', 'quotes', 'transactions',
+  'verifications', 'document_files', 'documents', 'beneficial_owners', 'external_accounts', 'internal_accounts', 'customers',
+] as const;
+
+/** POST /sandbox/reset: wipes the platform's data and recreates its (empty) platform internal accounts. */
+export async function resetPlatform(ctx: AppContext, platformId: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const platform = await getPlatform(trx, platformId, ctx.store.kind);
+    if (!platform) throw errors.notFound('Platform', platformId);
+    for (const table of RESETTABLE_TABLES) await trx.deleteFrom(table).where('platform_id', '=', platformId).execute();
+    const at = iso(platformNowMs(ctx.deps.clock, platform));
+    const codes = new Set([platform.fiat_currency, ...settingsOf(platform).supportedCurrencies.map((c) => c.currencyCode)]);
+    for (const code of codes) {
+      await createInternalAccount(trx, ctx.deps, { platformId, customerId: null, type: holdingTypeFor(code), currency: code, at });
+    }
+  });
 }

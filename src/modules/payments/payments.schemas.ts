@@ -1,0 +1,192 @@
+/** Wire schemas for quotes, transactions and same-currency transfers. */
+import { Type, type Static } from '@sinclair/typebox';
+import { CurrencyAmountSchema, CurrencyCode, CurrencySchema, DateTime, IdString, Obj, OneOf, Page, PageQueryFields } from '../../http/schemas.ts';
+import { PaymentRailSchema } from '../exchange-rates/exchange-rates.schemas.ts';
+import { FundingInstructionSchema } from '../internal-accounts/internal-accounts.schemas.ts';
+
+const StrEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+
+/** Largest locked amount the live API accepts. */
+export const MAX_LOCKED_AMOUNT = 9_000_000_000_000_000;
+
+export const PurposeOfPayment = StrEnum([
+  'GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT',
+  'LOAN_PAYMENT', 'UTILITY_BILL', 'DONATION', 'TRAVEL', 'FAMILY_SUPPORT', 'SALARY_PAYMENT', 'OTHER',
+]);
+
+const AccountId = IdString('InternalAccount:019542f5-b3e7-7d02-8000-000000000001');
+
+export const QuoteSourceSchema = OneOf(
+  [
+    Obj({
+      sourceType: Type.Literal('ACCOUNT'),
+      accountId: AccountId,
+      customerId: Type.Optional(IdString('Customer:019542f5-b3e7-7d02-8000-000000000001')),
+    }),
+    Obj({
+      sourceType: Type.Literal('REALTIME_FUNDING'),
+      currency: CurrencyCode,
+      customerId: Type.Optional(IdString('Customer:019542f5-b3e7-7d02-8000-000000000001')),
+      cryptoNetwork: Type.Optional(Type.String({ maxLength: 32 })),
+    }),
+  ],
+  'sourceType',
+  { title: 'QuoteSource' },
+);
+
+export const QuoteDestinationSchema = OneOf(
+  [
+    Obj({ destinationType: Type.Literal('ACCOUNT'), accountId: AccountId, paymentRail: Type.Optional(PaymentRailSchema) }),
+    Obj({
+      destinationType: Type.Literal('UMA_ADDRESS'),
+      umaAddress: Type.String({ minLength: 3, maxLength: 255, examples: ['$success.usd@sandbox.uma.money'] }),
+      currency: Type.Optional(CurrencyCode),
+    }),
+  ],
+  'destinationType',
+  { title: 'QuoteDestination' },
+);
+
+export const QuoteCreateSchema = Obj(
+  {
+    lookupId: Type.Optional(Type.String({ maxLength: 200 })),
+    source: QuoteSourceSchema,
+    destination: QuoteDestinationSchema,
+    lockedCurrencySide: StrEnum(['SENDING', 'RECEIVING']),
+    lockedCurrencyAmount: Type.Integer({ minimum: 1, maximum: MAX_LOCKED_AMOUNT }),
+    immediatelyExecute: Type.Optional(Type.Boolean({ default: false })),
+    description: Type.Optional(Type.String({ maxLength: 1024 })),
+    remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
+    purposeOfPayment: Type.Optional(PurposeOfPayment),
+    senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: Type.String({ maxLength: 1024 }), maxProperties: 30 })),
+  },
+  { title: 'QuoteRequest' },
+);
+export type QuoteCreate = Static<typeof QuoteCreateSchema>;
+
+export const QuoteStatus = StrEnum(['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED']);
+
+export const QuoteSchema = Obj(
+  {
+    id: Type.String({ examples: ['Quote:019542f5-b3e7-7d02-8000-000000000001'] }),
+    status: QuoteStatus,
+    createdAt: DateTime,
+    expiresAt: DateTime,
+    source: Type.Object({ sourceType: Type.String() }, { additionalProperties: true }),
+    destination: Type.Object({ destinationType: Type.String() }, { additionalProperties: true }),
+    sendingCurrency: CurrencySchema,
+    receivingCurrency: CurrencySchema,
+    totalSendingAmount: Type.Integer(),
+    totalReceivingAmount: Type.Integer(),
+    exchangeRate: Type.Number({ description: 'Receiving smallest units per sending smallest unit (before fees)' }),
+    feesIncluded: Type.Integer({ description: 'In the sending currency; included in totalSendingAmount' }),
+    platformFeesIncluded: Type.Integer(),
+    paymentInstructions: Type.Optional(Type.Array(FundingInstructionSchema)),
+    transactionId: Type.String(),
+    description: Type.Optional(Type.String()),
+  },
+  { title: 'Quote' },
+);
+export type QuoteWire = Static<typeof QuoteSchema>;
+
+export const TransactionStatus = StrEnum([
+  'CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED',
+]);
+
+export const RefundSchema = Obj(
+  {
+    reference: Type.String(),
+    initiatedAt: DateTime,
+    settledAt: Type.Optional(DateTime),
+    status: StrEnum(['PENDING', 'COMPLETED', 'FAILED']),
+    reason: Type.Optional(StrEnum(['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT'])),
+  },
+  { title: 'Refund' },
+);
+export type RefundWire = Static<typeof RefundSchema>;
+
+export const TransactionSchema = Obj(
+  {
+    id: Type.String({ examples: ['Transaction:019542f5-b3e7-7d02-8000-000000000001'] }),
+    status: TransactionStatus,
+    type: StrEnum(['INCOMING', 'OUTGOING']),
+    direction: StrEnum(['CREDIT', 'DEBIT']),
+    source: Type.Object({ sourceType: Type.String() }, { additionalProperties: true }),
+    destination: Type.Object({ destinationType: Type.String() }, { additionalProperties: true }),
+    customerId: Type.String(),
+    platformCustomerId: Type.String(),
+    sentAmount: CurrencyAmountSchema,
+    receivedAmount: CurrencyAmountSchema,
+    fees: Type.Integer(),
+    platformFees: Type.Optional(Type.Integer()),
+    exchangeRate: Type.Number(),
+    quoteId: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    paymentRail: Type.Optional(Type.Union([PaymentRailSchema, Type.Null()])),
+    reconciliationInstructions: Obj({ reference: Type.String() }),
+    failureReason: Type.Optional(Type.String()),
+    refund: Type.Optional(RefundSchema),
+    remittanceInformation: Type.Optional(Type.String()),
+    purposeOfPayment: Type.Optional(Type.String()),
+    settledAt: Type.Optional(DateTime),
+    receiptDeliveryConfirmedAt: Type.Optional(DateTime),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'Transaction' },
+);
+export type TransactionWire = Static<typeof TransactionSchema>;
+
+export const TransactionListSchema = Page(TransactionSchema, 'TransactionListResponse');
+
+export const TransactionListQuery = Obj({
+  customerId: Type.Optional(Type.String({ maxLength: 200 })),
+  platformCustomerId: Type.Optional(Type.String({ maxLength: 255 })),
+  accountIdentifier: Type.Optional(Type.String({ maxLength: 200 })),
+  senderAccountIdentifier: Type.Optional(Type.String({ maxLength: 200 })),
+  receiverAccountIdentifier: Type.Optional(Type.String({ maxLength: 200 })),
+  status: Type.Optional(TransactionStatus),
+  type: Type.Optional(StrEnum(['INCOMING', 'OUTGOING'])),
+  reference: Type.Optional(Type.String({ maxLength: 255 })),
+  startDate: Type.Optional(DateTime),
+  endDate: Type.Optional(DateTime),
+  sortOrder: Type.Optional(StrEnum(['asc', 'desc'])),
+  ...PageQueryFields,
+});
+export type TransactionListQueryT = Static<typeof TransactionListQuery>;
+
+const AccountRef = Obj({ accountId: AccountId });
+
+export const TransferInSchema = Obj(
+  {
+    source: AccountRef,
+    destination: AccountRef,
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { title: 'TransferInRequest' },
+);
+export type TransferIn = Static<typeof TransferInSchema>;
+
+export const TransferOutSchema = Obj(
+  {
+    source: AccountRef,
+    destination: Obj({ accountId: AccountId, paymentRail: Type.Optional(PaymentRailSchema) }),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
+    purposeOfPayment: Type.Optional(PurposeOfPayment),
+  },
+  { title: 'TransferOutRequest' },
+);
+export type TransferOut = Static<typeof TransferOutSchema>;
+
+export const TransactionIdParams = Obj({ transactionId: IdString('Transaction:019542f5-b3e7-7d02-8000-000000000001') });
+export const QuoteIdParams = Obj({ quoteId: IdString('Quote:019542f5-b3e7-7d02-8000-000000000001') });
+
+export const CancelSchema = Obj({ reason: Type.Optional(Type.String({ maxLength: 255 })) }, { title: 'CancelTransactionRequest' });
+export const ConfirmSchema = Obj({ receiptDeliveryConfirmedAt: Type.Optional(DateTime) }, { title: 'ConfirmReceiptDeliveryRequest' });
+export const ApproveSchema = Obj(
+  { receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: Type.String({ maxLength: 1024 }), maxProperties: 30 })) },
+  { title: 'ApprovePaymentRequest' },
+);
+export const RejectSchema = Obj({ reason: Type.Optional(Type.String({ maxLength: 255 })) }, { title: 'RejectPaymentRequest' });

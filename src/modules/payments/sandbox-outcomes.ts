@@ -1,0 +1,88 @@
+/**
+ * The sandbox rail: which outcome a payment gets, chosen from the spec's magic values when the
+ * payment starts and stored with it (so a restart, or another process, finishes it the same way).
+ */
+
+export type RefundReason = 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+
+export type Scenario =
+  /** Settles after `delayMs` (0: right after the request, through the job runner). */
+  | { kind: 'SUCCESS'; delayMs: number }
+  /** Fails after `delayMs` (`now`: inside the request itself); the refund ends as given. */
+  | { kind: 'FAIL'; delayMs: number | 'now'; reason: string; refund: 'COMPLETED' | 'FAILED'; refundReason: RefundReason }
+  /** Settles, then the receiving bank returns it after `returnAfterMs`. */
+  | { kind: 'RETURNED'; returnAfterMs: number };
+
+/** The spec's "about 30 seconds" pending transfer (suffix 005). */
+export const TRANSFER_PENDING_MS = 30_000;
+/** The spec's "about 6 minutes" slow quote payment (suffix 003). */
+export const SLOW_PAYMENT_MS = 6 * 60_000;
+/** How long after completing a returned payment (suffix 005) the return arrives. */
+export const RETURN_AFTER_MS = 60_000;
+/** `$pending.long.usd`: how long the long-pending UMA payment stays in flight. */
+export const LONG_PENDING_MS = 60 * 60_000;
+
+const success: Scenario = { kind: 'SUCCESS', delayMs: 0 };
+
+/** Quote execution to an external account, by the destination identifier's last 3 digits. */
+export function quoteScenario(suffix: string): Scenario {
+  switch (suffix) {
+    case '002':
+      return { kind: 'FAIL', delayMs: 0, reason: 'QUOTE_EXECUTION_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '003':
+      return { kind: 'SUCCESS', delayMs: SLOW_PAYMENT_MS };
+    case '004':
+      return { kind: 'FAIL', delayMs: 0, reason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '005':
+      return { kind: 'RETURNED', returnAfterMs: RETURN_AFTER_MS };
+    case '006':
+      return { kind: 'FAIL', delayMs: 0, reason: 'QUOTE_EXECUTION_FAILED', refund: 'COMPLETED', refundReason: 'USER_CANCELLATION' };
+    case '007':
+      return { kind: 'FAIL', delayMs: 0, reason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'FAILED', refundReason: 'TRANSACTION_FAILED' };
+    default:
+      return success;
+  }
+}
+
+/**
+ * Same-currency transfers, by the external account identifier's last 3 digits. `incoming` is a
+ * transfer-in (a pull), whose failures are collection failures.
+ */
+export function transferScenario(suffix: string, incoming: boolean): Scenario {
+  const reason = (outgoing: string) => (incoming ? 'COLLECTION_FAILED' : outgoing);
+  const fail = (delayMs: number | 'now', outgoing: string): Scenario => ({
+    kind: 'FAIL',
+    delayMs,
+    reason: reason(outgoing),
+    refund: 'COMPLETED',
+    refundReason: 'TRANSACTION_FAILED',
+  });
+  switch (suffix) {
+    case '002':
+      return fail('now', 'LIMIT_EXCEEDED');
+    case '003':
+      return fail('now', 'ACCOUNT_INVALID');
+    case '004':
+      return fail(0, 'ACCOUNT_CANNOT_RECEIVE');
+    case '005':
+      return fail(TRANSFER_PENDING_MS, 'ACCOUNT_CANNOT_RECEIVE');
+    default:
+      return success;
+  }
+}
+
+/** The sandbox UMA receivers (`$<name>@<sandbox UMA domain>`) and the currency each receives. */
+export const SANDBOX_UMA_RECEIVERS: Record<string, { currency: string; scenario: Scenario }> = {
+  '$success.usd': { currency: 'USD', scenario: success },
+  '$success.eur': { currency: 'EUR', scenario: success },
+  '$success.mxn': { currency: 'MXN', scenario: success },
+  '$pending.long.usd': { currency: 'USD', scenario: { kind: 'SUCCESS', delayMs: LONG_PENDING_MS } },
+  '$fail.compliance.usd': {
+    currency: 'USD',
+    scenario: { kind: 'FAIL', delayMs: 0, reason: 'COMPLIANCE_REJECTED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' },
+  },
+};
+
+export function parseScenario(text: string): Scenario {
+  return JSON.parse(text) as Scenario;
+}

@@ -1,0 +1,88 @@
+/** SQL for transactions and quotes. Every query filters on platform_id. */
+import type { Kysely, Updateable } from 'kysely';
+import type { StoreKind } from '../../store/db.ts';
+import type { Database, QuoteRow, QuotesTable, TransactionRow, TransactionsTable } from '../../store/schema.ts';
+
+export async function insertTransaction(db: Kysely<Database>, row: TransactionRow): Promise<void> {
+  await db.insertInto('transactions').values(row).execute();
+}
+
+/** Reads a transaction; `lock` (PostgreSQL) holds its row until the caller's transaction ends. */
+export async function findTransaction(db: Kysely<Database>, platformId: string, id: string, lock?: StoreKind): Promise<TransactionRow | undefined> {
+  let q = db.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  if (lock === 'postgres') q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function updateTransaction(db: Kysely<Database>, id: string, set: Updateable<TransactionsTable>): Promise<void> {
+  await db.updateTable('transactions').set(set).where('id', '=', id).execute();
+}
+
+/**
+ * Moves a transaction from one of `from` to a new status; false when another writer got there
+ * first (the compare-and-set keeps each transition, and its money movement, single).
+ */
+export async function transitionTransaction(db: Kysely<Database>, id: string, from: string[], set: Updateable<TransactionsTable>): Promise<boolean> {
+  const r = await db.updateTable('transactions').set(set).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export async function insertQuote(db: Kysely<Database>, row: QuoteRow): Promise<void> {
+  await db.insertInto('quotes').values(row).execute();
+}
+
+export async function findQuote(db: Kysely<Database>, platformId: string, id: string, lock?: StoreKind): Promise<QuoteRow | undefined> {
+  let q = db.selectFrom('quotes').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  if (lock === 'postgres') q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function findQuoteByTransaction(db: Kysely<Database>, platformId: string, transactionId: string): Promise<QuoteRow | undefined> {
+  return db.selectFrom('quotes').selectAll().where('platform_id', '=', platformId).where('transaction_id', '=', transactionId).executeTakeFirst();
+}
+
+export async function transitionQuote(db: Kysely<Database>, id: string, from: string[], set: Updateable<QuotesTable>): Promise<boolean> {
+  const r = await db.updateTable('quotes').set(set).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export interface TransactionFilter {
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  accountIdentifier?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+/** One page of transactions in id order (`desc` newest first), plus the total that match. */
+export async function listTransactions(
+  db: Kysely<Database>,
+  platformId: string,
+  f: TransactionFilter,
+  page: { limit: number; afterId: string | undefined; order: 'asc' | 'desc' },
+) {
+  let q = db.selectFrom('transactions').where('platform_id', '=', platformId);
+  if (f.customerId !== undefined) q = q.where('customer_id', '=', f.customerId);
+  if (f.platformCustomerId !== undefined) q = q.where('platform_customer_id', '=', f.platformCustomerId);
+  if (f.accountIdentifier !== undefined) {
+    const id = f.accountIdentifier;
+    q = q.where((eb) => eb.or([eb('sender_account_id', '=', id), eb('receiver_account_id', '=', id)]));
+  }
+  if (f.senderAccountIdentifier !== undefined) q = q.where('sender_account_id', '=', f.senderAccountIdentifier);
+  if (f.receiverAccountIdentifier !== undefined) q = q.where('receiver_account_id', '=', f.receiverAccountIdentifier);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.type !== undefined) q = q.where('type', '=', f.type);
+  if (f.reference !== undefined) q = q.where('reference', '=', f.reference);
+  if (f.startDate !== undefined) q = q.where('created_at', '>=', f.startDate);
+  if (f.endDate !== undefined) q = q.where('created_at', '<=', f.endDate);
+  const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  if (page.afterId) rows = rows.where('id', page.order === 'desc' ? '<' : '>', page.afterId);
+  const data = await rows.orderBy('id', page.order).limit(page.limit + 1).execute();
+  return { rows: data, totalCount: Number(total.n) };
+}

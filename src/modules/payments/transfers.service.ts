@@ -1,0 +1,134 @@
+/**
+ * Same-currency transfers: transfer-out pushes from an internal account to an external account;
+ * transfer-in pulls from a pull-capable external account into an internal account. The sandbox
+ * outcome comes from the external account's identifier suffix; a magic-value failure is the rail's
+ * answer (201 with a FAILED transaction), while a real shortfall is refused before anything moves.
+ */
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import { ApiError, errors } from '../../http/errors.ts';
+import type { Database, PlatformRow, TransactionRow } from '../../store/schema.ts';
+import { findCustomer } from '../customers/customers.repo.ts';
+import { sandboxSuffix } from '../external-accounts/external-accounts.service.ts';
+import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
+import { sendingLimits } from '../exchange-rates/exchange-rates.service.ts';
+import { settingsOf } from '../platforms/platform-settings.ts';
+import { emitPayment, envFor, holdIncoming, holdOutgoing, scheduleOutcome, transactionToWire, type Env } from './payment-engine.ts';
+import { activeInternalAccount, chooseRail, liveExternalAccount, PULLABLE_ACCOUNT_TYPES } from './parties.ts';
+import type { TransactionWire, TransferIn, TransferOut } from './payments.schemas.ts';
+import { transferScenario } from './sandbox-outcomes.ts';
+import { insertTransaction } from './transactions.repo.ts';
+
+function sameCurrency(a: string, b: string): void {
+  if (a !== b) {
+    throw new ApiError(400, 'INVALID_CURRENCY', `Transfers move one currency (${a} ≠ ${b}); use a quote to convert`, {
+      errors: [{ field: 'destination.accountId', message: `currency ${b} differs from the source's ${a}` }],
+    });
+  }
+}
+
+function checkLimits(env: Env, cur: string, amount: number): void {
+  const { min, max } = sendingLimits(settingsOf(env.platform), cur);
+  if (amount < min || amount > max) {
+    throw errors.amountOutOfRange(`The amount ${amount} is outside ${min}..${max} ${cur}`, [{ field: 'amount', message: `must be within ${min}..${max}` }]);
+  }
+}
+
+async function owner(env: Env, customerId: string | null): Promise<{ customer_id: string; platform_customer_id: string }> {
+  if (!customerId) return { customer_id: env.platform.id, platform_customer_id: env.platform.id };
+  const c = await findCustomer(env.trx, env.platform.id, customerId);
+  return { customer_id: customerId, platform_customer_id: c?.platform_customer_id ?? customerId };
+}
+
+function baseRow(env: Env, fields: Omit<TransactionRow, 'id' | 'platform_id' | 'status' | 'fees' | 'platform_fees' | 'exchange_rate' | 'quote_id' | 'description' | 'failure_reason' | 'refund' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'created_at' | 'updated_at' | 'reference'>): TransactionRow {
+  return {
+    id: env.ctx.deps.ids.next('Transaction'),
+    platform_id: env.platform.id,
+    status: 'PENDING',
+    fees: 0,
+    platform_fees: 0,
+    exchange_rate: '1',
+    quote_id: null,
+    description: null,
+    failure_reason: null,
+    refund: null,
+    settled_at: null,
+    receipt_delivery_confirmed_at: null,
+    reference: newFundingReference(env.ctx.deps),
+    created_at: env.at,
+    updated_at: env.at,
+    ...fields,
+  };
+}
+
+export async function transferOut(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: TransferOut): Promise<TransactionWire> {
+  const env = envFor(trx, ctx, platform);
+  const source = await activeInternalAccount(env, body.source.accountId, 'source.accountId');
+  const dest = await liveExternalAccount(env, body.destination.accountId);
+  sameCurrency(source.currency, dest.currency);
+  // Without an amount the whole spendable balance goes (the live CLI's "full balance").
+  const amount = body.amount ?? Number(source.available);
+  if (amount <= 0) throw errors.invalidField('amount', 'the source account has no spendable balance to transfer');
+  checkLimits(env, source.currency, amount);
+  const extra: Record<string, unknown> = {};
+  if (body.remittanceInformation) extra.remittanceInformation = body.remittanceInformation;
+  if (body.purposeOfPayment) extra.purposeOfPayment = body.purposeOfPayment;
+  const txn = baseRow(env, {
+    ...(await owner(env, source.customer_id)),
+    type: 'OUTGOING',
+    direction: 'DEBIT',
+    kind: 'TRANSFER_OUT',
+    source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
+    destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: dest.id, currency: dest.currency }),
+    sender_account_id: source.id,
+    receiver_account_id: dest.id,
+    internal_account_id: source.id,
+    sent_amount: amount,
+    sent_currency: source.currency,
+    received_amount: amount,
+    received_currency: dest.currency,
+    payment_rail: chooseRail(dest, body.destination.paymentRail, 'destination.paymentRail'),
+    scenario: JSON.stringify(transferScenario(sandboxSuffix(dest), false)),
+    extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
+  });
+  await insertTransaction(trx, txn);
+  await holdOutgoing(env, txn); // a real shortfall throws here and the whole request rolls back
+  await emitPayment(env, txn, 'PENDING');
+  return transactionToWire(await scheduleOutcome(env, txn));
+}
+
+export async function transferIn(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: TransferIn): Promise<TransactionWire> {
+  const env = envFor(trx, ctx, platform);
+  const source = await liveExternalAccount(env, body.source.accountId);
+  if (!PULLABLE_ACCOUNT_TYPES.has(source.account_type)) {
+    throw errors.invalidField('source.accountId', `external account ${source.id} (${source.account_type}) cannot be pulled from; fund the internal account through its funding instructions`);
+  }
+  const dest = await activeInternalAccount(env, body.destination.accountId, 'destination.accountId');
+  sameCurrency(source.currency, dest.currency);
+  if (body.amount === undefined) throw errors.invalidField('amount', 'is required for a pull');
+  checkLimits(env, dest.currency, body.amount);
+  const txn = baseRow(env, {
+    ...(await owner(env, dest.customer_id)),
+    type: 'INCOMING',
+    direction: 'DEBIT',
+    kind: 'TRANSFER_IN',
+    source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
+    destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: dest.id, currency: dest.currency }),
+    sender_account_id: source.id,
+    receiver_account_id: dest.id,
+    internal_account_id: dest.id,
+    sent_amount: body.amount,
+    sent_currency: source.currency,
+    received_amount: body.amount,
+    received_currency: dest.currency,
+    payment_rail: 'ACH',
+    scenario: JSON.stringify(transferScenario(sandboxSuffix(source), true)),
+    extra: null,
+  });
+  await insertTransaction(trx, txn);
+  const scenario = JSON.parse(txn.scenario) as { kind: string; delayMs?: unknown };
+  // A pull the bank refuses at once never credits anything; others show as pending first.
+  if (!(scenario.kind === 'FAIL' && scenario.delayMs === 'now')) await holdIncoming(env, txn);
+  await emitPayment(env, txn, 'PENDING');
+  return transactionToWire(await scheduleOutcome(env, txn));
+}

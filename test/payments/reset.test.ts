@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../helpers/http.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { advance, expectLedgerClean, fund, platformExternal, platformUsdAccount } from './util.ts';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startServer();
+});
+afterAll(async () => srv.close());
+
+describe('POST /sandbox/reset', () => {
+  it("wipes one platform's customers, accounts and history but keeps its tokens and config", async () => {
+    const p = await srv.newPlatform();
+    const other = await srv.newPlatform();
+    const otherAccount = await platformUsdAccount(other);
+    await fund(other, otherAccount, 777);
+    await p.api.patch('/config', { supportedCurrencies: [{ currencyCode: 'USD', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] }, { currencyCode: 'EUR', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] }] });
+    const token = (await p.api.post('/tokens', { name: 'kept', permissions: ['VIEW'] })).body;
+    const account = await platformUsdAccount(p);
+    await fund(p, account, 10_000);
+    const ext = await platformExternal(p, '001');
+    await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 1_000 });
+    await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'reset-1', fullName: 'Jane Smith', birthDate: '1990-01-15', nationality: 'US' });
+    await advance(p, 1);
+
+    const res = await p.api.post('/sandbox/reset');
+    expect(res.status).toBe(204);
+    expect((await p.api.get('/customers')).body.data).toHaveLength(0);
+    expect((await p.api.get('/transactions')).body.totalCount).toBe(0);
+    expect((await p.api.get('/platform/external-accounts')).body.data).toHaveLength(0);
+    const accounts = (await p.api.get('/platform/internal-accounts')).body.data;
+    expect(accounts.map((a: { currency?: unknown; balance: { currency: { code: string }; amount: number } }) => [a.balance.currency.code, a.balance.amount]).sort()).toEqual([['EUR', 0], ['USD', 0]]);
+    expect(accounts.map((a: { id: string }) => a.id)).not.toContain(account);
+    // Tokens and configuration survive.
+    const viewer = p.api.with({ basic: { id: token.clientId, secret: token.clientSecret } });
+    expect((await viewer.get('/config')).body.supportedCurrencies).toHaveLength(2);
+    // The other platform is untouched.
+    const otherAccounts = (await other.api.get('/platform/internal-accounts')).body.data;
+    expect(otherAccounts[0]).toMatchObject({ id: otherAccount, balance: { amount: 777 } });
+    await expectLedgerClean(srv, p.id);
+    await expectLedgerClean(srv);
+  });
+
+  it('needs MANAGE and a sandbox platform', async () => {
+    const p = await srv.newPlatform();
+    const t = (await p.api.post('/tokens', { name: 'tx', permissions: ['TRANSACT', 'VIEW'] })).body;
+    expectError(await p.api.with({ basic: { id: t.clientId, secret: t.clientSecret } }).post('/sandbox/reset'), 403, 'FORBIDDEN');
+    const prod = await srv.newPlatform({ environment: 'PRODUCTION' });
+    expectError(await prod.api.post('/sandbox/reset'), 403, 'FORBIDDEN');
+    expectError(await srv.anon.post('/sandbox/reset'), 401, 'UNAUTHORIZED');
+  });
+});
