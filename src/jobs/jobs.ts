@@ -77,6 +77,8 @@ export interface JobRunnerOptions {
 const MAX_ATTEMPTS = 5;
 /** First retry delay; doubles per attempt. */
 const RETRY_BASE_MS = 1000;
+/** Due jobs run per transaction: one commit for many settlements under load. */
+const BATCH_SIZE = 50;
 
 /** Polls for due jobs and runs them one transaction each. */
 export class JobRunner {
@@ -111,17 +113,25 @@ export class JobRunner {
   /** Runs every job due now (optionally only one platform's), in due order; returns how many ran. */
   async drain(platformId?: string): Promise<number> {
     let n = 0;
-    while (await this.runOne(platformId)) n += 1;
-    return n;
+    for (;;) {
+      const ran = await this.runBatch(platformId, BATCH_SIZE);
+      if (ran === 0) return n;
+      n += ran;
+    }
   }
 
-  private async runOne(platformId: string | undefined): Promise<boolean> {
+  /**
+   * Runs up to `limit` due jobs in one transaction (one commit for many jobs). If any of them
+   * fails, the whole batch rolls back and its jobs are run one at a time, so one failing job
+   * neither blocks nor undoes the others.
+   */
+  private async runBatch(platformId: string | undefined, limit: number, onlyId?: string): Promise<number> {
     const now = this.o.clock.nowMs();
     // Only kinds this process can run: another process (a newer version, or a test's probe) may
     // know kinds this one does not, and must get them.
     const kinds = [...this.o.handlers.keys()];
-    if (kinds.length === 0) return false;
-    let claimed: JobRow | undefined;
+    if (kinds.length === 0) return 0;
+    let claimed: JobRow[] = [];
     try {
       return await this.o.db.transaction().execute(async (trx) => {
         let q = trx
@@ -132,29 +142,34 @@ export class JobRunner {
           .where('kind', 'in', kinds)
           .orderBy('due_at_ms')
           .orderBy('id')
-          .limit(1);
+          .limit(limit);
         if (platformId) q = q.where('platform_id', '=', platformId);
-        // Several processes on one PostgreSQL: the background loop takes a job no one else holds;
+        if (onlyId) q = q.where('id', '=', onlyId);
+        // Several processes on one PostgreSQL: the background loop takes jobs no one else holds;
         // a caller draining one platform (a sandbox clock advance) waits for a job another process
         // is running, so that everything due has happened when it returns.
         if (this.o.kind === 'postgres') q = platformId ? q.forUpdate() : q.forUpdate().skipLocked();
-        const job = await q.executeTakeFirst();
-        if (!job) return false;
-        claimed = job;
-        const platform = await trx.selectFrom('platforms').selectAll().where('id', '=', job.platform_id).executeTakeFirst();
-        if (!platform) {
-          await finishJob(trx, job, 'FAILED', 'platform is gone', now);
-          return true;
+        claimed = await q.execute();
+        const platforms = new Map<string, PlatformRow | undefined>();
+        for (const job of claimed) {
+          if (!platforms.has(job.platform_id)) {
+            platforms.set(job.platform_id, await trx.selectFrom('platforms').selectAll().where('id', '=', job.platform_id).executeTakeFirst());
+          }
+          const platform = platforms.get(job.platform_id);
+          if (platform) await this.o.handlers.get(job.kind)!(trx, job, platform);
+          await finishJob(trx, job, platform ? 'DONE' : 'FAILED', platform ? null : 'platform is gone', now);
         }
-        await this.o.handlers.get(job.kind)!(trx, job, platform);
-        await finishJob(trx, job, 'DONE', null, now);
-        return true;
+        return claimed.length;
       });
     } catch (err) {
-      if (!claimed) throw err;
+      if (claimed.length === 0) throw err;
+      if (claimed.length > 1) {
+        for (const job of claimed) await this.runBatch(platformId, 1, job.id);
+        return claimed.length;
+      }
       // The job's transaction rolled back (its effect did not happen): retry later, or give up.
-      this.o.onError?.(err, claimed);
-      const job = claimed;
+      const job = claimed[0]!;
+      this.o.onError?.(err, job);
       const attempts = job.attempts + 1;
       await this.o.db
         .updateTable('jobs')
@@ -167,7 +182,7 @@ export class JobRunner {
         })
         .where('id', '=', job.id)
         .execute();
-      return true;
+      return 1;
     }
   }
 }

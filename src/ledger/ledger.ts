@@ -8,7 +8,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { ApiError } from '../http/errors.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database, InternalAccountRow } from '../store/schema.ts';
 
 export type Bucket = 'AVAILABLE' | 'PENDING';
 
@@ -53,27 +53,36 @@ export class InsufficientFundsError extends ApiError<400> {
 }
 
 /**
- * Writes one balanced entry. Must run inside a transaction: on failure the caller's whole
- * transaction is rolled back, including any postings already applied here.
+ * Writes one balanced entry and returns the internal accounts it moved, as they now are. Must run
+ * inside a transaction: on failure the caller's whole transaction is rolled back, including any
+ * balance already changed here.
  */
-export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
+export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promise<InternalAccountRow[]> {
   assertBalanced(entry);
-  for (const p of entry.postings) {
-    if (!isInternalAccount(p.accountId)) continue;
-    const col = p.bucket === 'AVAILABLE' ? 'available' : 'pending';
-    // The bound check is part of the UPDATE, so concurrent debits cannot both pass it.
-    const res = await trx
+  const moved: InternalAccountRow[] = [];
+  for (const [accountId, d] of balanceDeltas(entry.postings)) {
+    // One UPDATE per account moves both buckets, and its bound checks are part of it, so
+    // concurrent debits cannot both pass them.
+    let q = trx
       .updateTable('internal_accounts')
-      .set({ [col]: sql`${sql.ref(col)} + ${p.amount}`, updated_at: entry.at })
-      .where('id', '=', p.accountId)
+      .set({
+        ...(d.available !== 0 ? { available: sql<number>`available + ${d.available}` } : {}),
+        ...(d.pending !== 0 ? { pending: sql<number>`pending + ${d.pending}` } : {}),
+        updated_at: entry.at,
+      })
+      .where('id', '=', accountId)
       .where('platform_id', '=', entry.platformId)
-      .where('currency', '=', p.currency)
-      .where(sql.ref(col), p.amount < 0 ? '>=' : '<=', p.amount < 0 ? -p.amount : Number.MAX_SAFE_INTEGER - p.amount)
-      .executeTakeFirst();
-    if (res.numUpdatedRows === 0n) {
-      if (p.amount < 0) throw new InsufficientFundsError(p.accountId);
-      throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The balance of ${p.accountId} would exceed ${Number.MAX_SAFE_INTEGER}`);
+      .where('currency', '=', d.currency);
+    for (const [col, delta] of [['available', d.available], ['pending', d.pending]] as const) {
+      if (delta < 0) q = q.where(col, '>=', -delta);
+      if (delta > 0) q = q.where(col, '<=', Number.MAX_SAFE_INTEGER - delta);
     }
+    const row = await q.returningAll().executeTakeFirst();
+    if (!row) {
+      if (d.available < 0 || d.pending < 0) throw new InsufficientFundsError(accountId);
+      throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The balance of ${accountId} would exceed ${Number.MAX_SAFE_INTEGER}`);
+    }
+    moved.push(row);
   }
   await trx
     .insertInto('ledger_entries')
@@ -94,6 +103,21 @@ export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promi
       })),
     )
     .execute();
+  return moved;
+}
+
+/** Net change per internal account and bucket (system accounts keep no materialised balance). */
+function balanceDeltas(postings: Posting[]): Map<string, { currency: string; available: number; pending: number }> {
+  const out = new Map<string, { currency: string; available: number; pending: number }>();
+  for (const p of postings) {
+    if (!isInternalAccount(p.accountId)) continue;
+    const d = out.get(p.accountId) ?? { currency: p.currency, available: 0, pending: 0 };
+    if (d.currency !== p.currency) throw new Error(`postings to ${p.accountId} in two currencies`);
+    if (p.bucket === 'AVAILABLE') d.available += p.amount;
+    else d.pending += p.amount;
+    out.set(p.accountId, d);
+  }
+  return out;
 }
 
 function assertBalanced(entry: EntryInput): void {

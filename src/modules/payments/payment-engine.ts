@@ -18,7 +18,6 @@ import { currency } from '../../lib/currencies.ts';
 import { iso, platformNowMs } from '../../lib/time.ts';
 import { enqueueEvent } from '../../outbox/outbox.ts';
 import type { Database, PlatformRow, TransactionRow } from '../../store/schema.ts';
-import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
 import { internalAccountToWire } from '../internal-accounts/internal-accounts.service.ts';
 import type { RefundWire, TransactionWire } from './payments.schemas.ts';
 import { parseScenario, type RefundReason, type Scenario } from './sandbox-outcomes.ts';
@@ -96,16 +95,13 @@ export async function emitPayment(env: Env, t: TransactionRow, suffix: string): 
 
 /** Posts a ledger entry and queues INTERNAL_ACCOUNT.BALANCE_UPDATED for each internal account it moves. */
 export async function postAndNotify(env: Env, kind: string, referenceId: string, postings: Posting[]): Promise<void> {
-  await postEntry(env.trx, { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at });
-  const touched = [...new Set(postings.filter((p) => p.accountId.startsWith('InternalAccount:')).map((p) => p.accountId))];
-  for (const id of touched) {
-    const row = await findInternalAccount(env.trx, env.platform.id, id);
-    if (!row) continue;
+  const moved = await postEntry(env.trx, { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at });
+  for (const row of moved) {
     await enqueueEvent(env.trx, {
       id: env.ctx.deps.ids.next('Webhook'),
       platformId: env.platform.id,
       type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-      resourceId: id,
+      resourceId: row.id,
       data: internalAccountToWire(row, '', false),
       at: env.at,
     });

@@ -208,9 +208,9 @@ export async function execute(env: Env, quote: QuoteRow, txn: TransactionRow): P
   const processing = { ...txn, status: 'PROCESSING', updated_at: env.at };
   await holdOutgoing(env, processing);
   await emitPayment(env, processing, 'PROCESSING');
-  await scheduleOutcome(env, processing);
-  const after = await findQuote(env.trx, env.platform.id, quote.id);
-  return after ?? { ...quote, status: 'PROCESSING', updated_at: env.at };
+  const after = await scheduleOutcome(env, processing);
+  // A payment that failed inside the request has already moved its quote to FAILED.
+  return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING', updated_at: env.at };
 }
 
 /** POST /quotes/{id}/execute for a locked quote funded from an account. */

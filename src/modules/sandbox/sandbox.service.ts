@@ -28,7 +28,7 @@ export async function fundInternalAccount(
   const account = await findInternalAccount(trx, platform.id, accountId);
   if (!account) throw errors.notFound('Internal account', accountId);
   const at = iso(platformNowMs(ctx.deps.clock, platform));
-  await postEntry(trx, {
+  const [updated] = await postEntry(trx, {
     id: ctx.deps.ids.next('LedgerEntry'),
     platformId: platform.id,
     kind: 'SANDBOX_FUNDING',
@@ -39,8 +39,7 @@ export async function fundInternalAccount(
       { accountId: account.id, currency: account.currency, bucket: 'AVAILABLE', amount },
     ],
   });
-  // Re-read: the posting's UPDATE holds the row, so this is the balance this transaction commits.
-  const updated = (await findInternalAccount(trx, platform.id, accountId))!;
+  if (!updated) throw new Error('funding moved no internal account');
   await enqueueEvent(trx, {
     id: ctx.deps.ids.next('Webhook'),
     platformId: platform.id,
