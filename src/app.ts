@@ -5,7 +5,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 import { API_VERSION, BASE_PATH, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Deps } from './deps.ts';
@@ -73,6 +74,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.setChildLoggerFactory(lazyChildLogger);
   installValidators(app);
   installErrorHandling(app, config.bodyLimitBytes);
   installJsonParser(app);
@@ -166,4 +168,60 @@ function installRequestLog(app: FastifyInstance): void {
     );
     done();
   });
+}
+
+/**
+ * Per-request loggers carry the request id, but building a pino child (serialising its bindings)
+ * costs more than many requests' own work; this one builds it on the first line actually written
+ * at an enabled level, so requests that log nothing pay nothing. Methods live on the prototype, so
+ * a request allocates one small object.
+ */
+class LazyChildLogger {
+  private real: FastifyBaseLogger | undefined;
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly opts: ChildLoggerOptions,
+  ) {}
+  private get logger(): FastifyBaseLogger {
+    return (this.real ??= this.parent.child(this.bindings, this.opts));
+  }
+  private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
+    if ((this.parent as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled(level)) {
+      (this.logger[level] as (...a: unknown[]) => void)(...args);
+    }
+  }
+  get level(): string {
+    return this.parent.level;
+  }
+  set level(v: string) {
+    this.logger.level = v;
+  }
+  child(b: Bindings, o?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(b, o);
+  }
+  silent(): void {}
+  fatal(...a: unknown[]): void {
+    this.write('fatal', a);
+  }
+  error(...a: unknown[]): void {
+    this.write('error', a);
+  }
+  warn(...a: unknown[]): void {
+    this.write('warn', a);
+  }
+  info(...a: unknown[]): void {
+    this.write('info', a);
+  }
+  debug(...a: unknown[]): void {
+    this.write('debug', a);
+  }
+  trace(...a: unknown[]): void {
+    this.write('trace', a);
+  }
+}
+
+function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions): FastifyBaseLogger {
+  // The class implements every method Fastify calls; its typing differs only in pino's overloads.
+  return new LazyChildLogger(logger, bindings, opts) as unknown as FastifyBaseLogger;
 }

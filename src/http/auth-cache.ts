@@ -16,6 +16,8 @@ export function bumpAuthEpoch(): void {
 export interface Verified {
   token: ApiTokenRow;
   platform: PlatformRow;
+  /** The token's permissions, parsed once. */
+  permissions: string[];
 }
 
 /** Entries kept; an Authorization header per active token is the expected working set. */

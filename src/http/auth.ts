@@ -93,7 +93,7 @@ function authorize(req: FastifyRequest, auth: PlatformAuth): Error | undefined {
 function cachedPlatformAuth(req: FastifyRequest, cache: AuthCache | undefined): PlatformAuth | undefined {
   const header = req.headers.authorization;
   const hit = header !== undefined ? cache?.get(header) : undefined;
-  return hit ? { platform: hit.platform, token: hit.token, permissions: JSON.parse(hit.token.permissions) as Permission[] } : undefined;
+  return hit ? { platform: hit.platform, token: hit.token, permissions: hit.permissions as Permission[] } : undefined;
 }
 
 async function authenticatePlatform(req: FastifyRequest, tokens: TokenLookup, cache: AuthCache | undefined): Promise<PlatformAuth> {
@@ -105,8 +105,9 @@ async function authenticatePlatform(req: FastifyRequest, tokens: TokenLookup, ca
   // Both sides are 32-byte SHA-256 digests, so a direct constant-time comparison is exact.
   const ok = timingSafeEqual(Buffer.from(hashSecret(creds.secret), 'hex'), Buffer.from(found?.token.secret_hash ?? DUMMY_HASH, 'hex'));
   if (!found || !ok) throw errors.unauthorized('Invalid API token id or client secret');
-  cache?.set(header!, seenEpoch, found);
-  return { platform: found.platform, token: found.token, permissions: JSON.parse(found.token.permissions) as Permission[] };
+  const auth: PlatformAuth = { platform: found.platform, token: found.token, permissions: JSON.parse(found.token.permissions) as Permission[] };
+  cache?.set(header!, seenEpoch, auth);
+  return auth;
 }
 
 function authenticateAdmin(req: FastifyRequest, adminToken: string | undefined): void {
