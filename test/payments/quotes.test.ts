@@ -135,6 +135,21 @@ describe('quotes: sandbox outcomes by destination suffix', () => {
       expect(await eventsFor(srv, q.transactionId)).toContain('OUTGOING_PAYMENT.REFUND_FAILED');
     }],
   ];
+  const failedRefunded = ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'];
+  const expectedEvents: Record<string, string[]> = {
+    '001': ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED'],
+    '002': failedRefunded,
+    '003': ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED'],
+    '004': failedRefunded,
+    '005': [...['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED'], ...failedRefunded.slice(2)],
+    '006': failedRefunded,
+    '007': ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_FAILED'],
+  };
+  rows.push(['001', 'any other suffix succeeds', async (p, q) => {
+    await advance(p, 1);
+    expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'COMPLETED' });
+    expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('COMPLETED');
+  }]);
   for (const [suffix, what, check] of rows) {
     it(`suffix ${suffix}: ${what}`, async () => {
       const { p, account } = await setup(100_000);
@@ -147,6 +162,11 @@ describe('quotes: sandbox outcomes by destination suffix', () => {
       expect(await balances(p, account)).toEqual({ balance: expected, total: expected });
       await advance(p, 3600); // nothing later changes the outcome or refunds twice
       expect(await balances(p, account)).toEqual({ balance: expected, total: expected });
+      expect(await eventsFor(srv, q.transactionId)).toEqual(expectedEvents[suffix]);
+      // Every balance change of the source was announced.
+      const accountEvents = await eventsFor(srv, account);
+      expect(accountEvents.length).toBeGreaterThanOrEqual(refunded ? 3 : 2);
+      expect(new Set(accountEvents)).toEqual(new Set(['INTERNAL_ACCOUNT.BALANCE_UPDATED']));
       await expectLedgerClean(srv, p.id);
     });
   }
@@ -259,6 +279,19 @@ describe('quotes: refusals, expiry, idempotency, real-time funding', () => {
     expectError(await viewer.post(`/quotes/${q.id}/execute`), 403, 'FORBIDDEN');
     // Outside the platform's per-transaction bounds.
     expectError(await p.api.post('/quotes', quoteBody(account, dest, 100_000_001)), 400, 'AMOUNT_OUT_OF_RANGE');
+  });
+
+  it('pulls from a US bank account as the source; other external accounts cannot be pulled from', async () => {
+    const { p } = await setup(0);
+    const pullFrom = await platformExternal(p, '001');
+    const dest = await platformExternal(p, '001', 'EUR', eurAccountInfo());
+    const q = (await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: pullFrom }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 4_000, immediatelyExecute: true })).body;
+    expect(q.status).toBe('PROCESSING');
+    await advance(p, 1);
+    expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'COMPLETED', source: { sourceType: 'ACCOUNT', accountId: pullFrom } });
+    const r = expectError(await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: dest }, destination: { destinationType: 'ACCOUNT', accountId: pullFrom }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 }), 400, 'INVALID_INPUT');
+    expect(r.body.details.errors[0].field).toBe('source.accountId');
+    await expectLedgerClean(srv, p.id);
   });
 
   it('a real-time funded quote carries instructions and executes when /sandbox/send pays them', async () => {

@@ -59,6 +59,9 @@ describe('POST /transfer-out', () => {
     await advance(p, 1);
     expect(await tx(p.api, res.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     expect(await balances(p, account)).toEqual({ balance: 10_000, total: 10_000 });
+    expect(await eventsFor(srv, res.body.id)).toEqual([
+      'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ]);
     await expectLedgerClean(srv, p.id);
   });
 
@@ -72,6 +75,9 @@ describe('POST /transfer-out', () => {
     await advance(p, 1);
     expect(await tx(p.api, res.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     expect(await balances(p, account)).toEqual({ balance: 10_000, total: 10_000 });
+    expect(await eventsFor(srv, res.body.id)).toEqual([
+      'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ]);
     await expectLedgerClean(srv, p.id);
   });
 
@@ -166,6 +172,7 @@ describe('POST /transfer-in', () => {
       await advance(p, 31);
       expect(await tx(p.api, res.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'COLLECTION_FAILED' });
       expect(await balances(p, account)).toEqual({ balance: 0, total: 0 });
+      expect(await eventsFor(srv, res.body.id)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
       await expectLedgerClean(srv, p.id);
     });
   }
