@@ -12,7 +12,7 @@ import { externalAccountToWire, sandboxSuffix } from '../external-accounts/exter
 import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
 import { fundingInstructions } from '../internal-accounts/funding.ts';
 import type { Env } from './payment-engine.ts';
-import { quoteScenario, SANDBOX_UMA_RECEIVERS, type Scenario } from './sandbox-outcomes.ts';
+import { quoteScenario, sandboxUmaParty, type Scenario } from './sandbox-outcomes.ts';
 
 export interface ResolvedSource {
   currency: string;
@@ -120,14 +120,9 @@ type DestinationBody =
   | { destinationType: 'ACCOUNT'; accountId: string; paymentRail?: string | undefined }
   | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency?: string | undefined };
 
-const UMA_PATTERN = /^\$([a-z0-9._-]{1,64})@([a-z0-9.-]{1,253})$/i;
-
 export async function resolveDestination(env: Env, d: DestinationBody, sandboxUmaDomain: string): Promise<ResolvedDestination> {
   if (d.destinationType === 'UMA_ADDRESS') {
-    const m = UMA_PATTERN.exec(d.umaAddress);
-    if (!m) throw new ApiError(400, 'INVALID_UMA_ADDRESS', `Not a UMA address: ${d.umaAddress}`, { errors: [{ field: 'destination.umaAddress', message: 'must look like $name@domain' }] });
-    const receiver = m[2]!.toLowerCase() === sandboxUmaDomain ? SANDBOX_UMA_RECEIVERS[`$${m[1]!.toLowerCase()}`] : undefined;
-    if (!receiver) throw new ApiError(404, 'UMA_NOT_FOUND', `No receiver at ${d.umaAddress}`);
+    const receiver = sandboxUmaParty(d.umaAddress, sandboxUmaDomain, 'destination.umaAddress');
     if (d.currency && d.currency !== receiver.currency) {
       throw new ApiError(400, 'INVALID_CURRENCY', `${d.umaAddress} receives ${receiver.currency}`, { errors: [{ field: 'destination.currency', message: `must be ${receiver.currency}` }] });
     }

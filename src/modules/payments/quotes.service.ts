@@ -232,7 +232,10 @@ export async function executeQuote(
     throw errors.invalidInput('A real-time funded quote executes when its payment instructions are paid (POST /sandbox/send in the sandbox)');
   }
   const txn = await trx.selectFrom('transactions').selectAll().where('id', '=', quote.transaction_id).executeTakeFirstOrThrow();
-  if (quote.payment_instructions && quote.payment_instructions.includes('"EMBEDDED_WALLET"')) {
+  const wallet = txn.internal_account_id
+    ? await trx.selectFrom('internal_accounts').select('type').where('id', '=', txn.internal_account_id).executeTakeFirst()
+    : undefined;
+  if (wallet?.type === 'EMBEDDED_WALLET') {
     // Embedded-wallet sources need a session signature over the quote's payloadToSign.
     if (!walletSignature) throw new ApiError(401, 'WALLET_SIGNATURE_MISSING', 'Service-Wallet-Signature is required to execute from an embedded wallet', undefined, undefined, 'Service-Wallet-Signature header is missing');
     throw new ApiError(401, 'WALLET_SIGNATURE_INVALID', 'The wallet signature does not verify against an active session of this wallet', undefined, undefined, 'No active wallet session signed this payload');

@@ -1,3 +1,5 @@
+import { ApiError } from '../../http/errors.ts';
+
 /**
  * The sandbox rail: which outcome a payment gets, chosen from the spec's magic values when the
  * payment starts and stored with it (so a restart, or another process, finishes it the same way).
@@ -82,6 +84,20 @@ export const SANDBOX_UMA_RECEIVERS: Record<string, { currency: string; scenario:
     scenario: { kind: 'FAIL', delayMs: 0, reason: 'COMPLIANCE_REJECTED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' },
   },
 };
+
+const UMA_ADDRESS = /^\$([a-z0-9._-]{1,64})@([a-z0-9.-]{1,253})$/i;
+
+/**
+ * The sandbox UMA party at `address`: 400 `INVALID_UMA_ADDRESS` (naming `field`) when it is not a
+ * UMA address, 404 `UMA_NOT_FOUND` when no sandbox party lives there.
+ */
+export function sandboxUmaParty(address: string, sandboxDomain: string, field: string): { currency: string; scenario: Scenario } {
+  const m = UMA_ADDRESS.exec(address);
+  if (!m) throw new ApiError(400, 'INVALID_UMA_ADDRESS', `Not a UMA address: ${address}`, { errors: [{ field, message: 'must look like $name@domain' }] });
+  const party = m[2]!.toLowerCase() === sandboxDomain ? SANDBOX_UMA_RECEIVERS[`$${m[1]!.toLowerCase()}`] : undefined;
+  if (!party) throw new ApiError(404, 'UMA_NOT_FOUND', `No sandbox UMA party at ${address}`);
+  return party;
+}
 
 export function parseScenario(text: string): Scenario {
   return JSON.parse(text) as Scenario;

@@ -18,7 +18,7 @@ import { newFundingReference } from '../internal-accounts/internal-accounts.serv
 import { settingsOf } from '../platforms/platform-settings.ts';
 import { completePayment, emitPayment, envFor, failPayment, holdOutgoing, scheduleOutcome, transactionToWire } from './payment-engine.ts';
 import type { TransactionListQueryT, TransactionWire } from './payments.schemas.ts';
-import { SANDBOX_UMA_RECEIVERS } from './sandbox-outcomes.ts';
+import { sandboxUmaParty } from './sandbox-outcomes.ts';
 import { findQuote, findTransaction, insertTransaction, listTransactions, transitionQuote, transitionTransaction, updateTransaction } from './transactions.repo.ts';
 
 /** The live API gives the platform 5 seconds to approve or reject an incoming payment. */
@@ -119,8 +119,6 @@ export function registerIncomingJobs(ctx: AppContext): void {
   });
 }
 
-const UMA = /^\$([a-z0-9._-]{1,64})@([a-z0-9.-]{1,253})$/i;
-
 /** POST /sandbox/uma/receive: an incoming UMA payment to one of the platform's customers. */
 export async function sandboxUmaReceive(
   trx: Kysely<Database>,
@@ -132,10 +130,7 @@ export async function sandboxUmaReceive(
   if ((body.receiverUmaAddress === undefined) === (body.customerId === undefined)) {
     throw errors.invalidInput('Give exactly one of receiverUmaAddress and customerId', [{ field: 'receiverUmaAddress', message: 'exactly one of receiverUmaAddress and customerId' }]);
   }
-  const m = UMA.exec(body.senderUmaAddress);
-  if (!m) throw new ApiError(400, 'INVALID_UMA_ADDRESS', `Not a UMA address: ${body.senderUmaAddress}`, { errors: [{ field: 'senderUmaAddress', message: 'must look like $name@domain' }] });
-  const sender = m[2]!.toLowerCase() === ctx.config.sandboxUmaDomain ? SANDBOX_UMA_RECEIVERS[`$${m[1]!.toLowerCase()}`] : undefined;
-  if (!sender) throw new ApiError(404, 'UMA_NOT_FOUND', `No sandbox sender at ${body.senderUmaAddress}`);
+  const sender = sandboxUmaParty(body.senderUmaAddress, ctx.config.sandboxUmaDomain, 'senderUmaAddress');
   const cur = body.receivingCurrencyCode;
   if (!findCurrency(cur)) throw errors.invalidCurrency(cur, 'receivingCurrencyCode');
 
