@@ -294,6 +294,27 @@ describe('quotes: refusals, expiry, idempotency, real-time funding', () => {
     await expectLedgerClean(srv, p.id);
   });
 
+  it('an embedded-wallet source needs a wallet signature: no immediate execution, execute is 401 without a session', async () => {
+    const { p } = await setup(0);
+    const usd = { minAmount: 1, maxAmount: 100_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
+    expect((await p.api.patch('/config', { supportedCurrencies: [{ currencyCode: 'USD', ...usd }, { currencyCode: 'USDB', ...usd }] })).status).toBe(200);
+    const customer = (await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'wallet-1', fullName: 'Wally Wallet', birthDate: '1990-01-15', nationality: 'US' })).body;
+    const wallet = (await p.api.get('/customers/internal-accounts', { query: { customerId: customer.id, type: 'EMBEDDED_WALLET' } })).body.data[0];
+    expect(wallet.type).toBe('EMBEDDED_WALLET');
+    await fund(p, wallet.id, 5_000_000);
+    const dest = await platformExternal(p, '', 'USDB', { accountType: 'LAYER2_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu' });
+    const body = { source: { sourceType: 'ACCOUNT', accountId: wallet.id }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 };
+    expectError(await p.api.post('/quotes', { ...body, immediatelyExecute: true }), 400, 'INVALID_INPUT');
+    const q = (await p.api.post('/quotes', body)).body;
+    expect(q.paymentInstructions[0].accountOrWalletInfo.accountType).toBe('EMBEDDED_WALLET');
+    expect(typeof q.paymentInstructions[0].accountOrWalletInfo.payloadToSign).toBe('string');
+    const missing = expectError(await p.api.post(`/quotes/${q.id}/execute`), 401, 'WALLET_SIGNATURE_MISSING');
+    expect(missing.body.reason).toBeTruthy();
+    expectError(await p.api.post(`/quotes/${q.id}/execute`, undefined, { headers: { 'Service-Wallet-Signature': 'eyJub3QiOiJ2YWxpZCJ9' } }), 401, 'WALLET_SIGNATURE_INVALID');
+    expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('PENDING');
+    expect((await balances(p, wallet.id)).balance).toBe(5_000_000);
+  });
+
   it('a real-time funded quote carries instructions and executes when /sandbox/send pays them', async () => {
     const { p } = await setup(0);
     const dest = await platformExternal(p, '001', 'EUR', eurAccountInfo());
