@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
+import { retryOnConflict } from '../store/retry.ts';
 import type { Database } from '../store/schema.ts';
 import { errors } from './errors.ts';
 
@@ -60,7 +61,7 @@ export async function runOnce(
   effect: (trx: Kysely<Database>) => Promise<Outcome>,
 ): Promise<FastifyReply> {
   const key = idempotencyKeyOf(req);
-  const outcome = await ctx.db.transaction().execute(async (trx): Promise<Outcome & { hit?: boolean }> => {
+  const outcome = await retryOnConflict(() => ctx.db.transaction().execute(async (trx): Promise<Outcome & { hit?: boolean }> => {
     if (key === undefined) return effect(trx);
     const hash = requestHash(req);
     const inserted = await trx
@@ -88,7 +89,7 @@ export async function runOnce(
       .where('key', '=', key)
       .execute();
     return result;
-  });
+  }));
   if (outcome.hit) reply.header('Idempotency-Hit', 'true');
   return reply.code(outcome.status).send(outcome.body);
 }

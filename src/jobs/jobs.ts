@@ -11,6 +11,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Clock } from '../deps.ts';
 import type { StoreKind } from '../store/db.ts';
+import { isTransientConflict } from '../store/retry.ts';
 import type { Database, JobsTable, PlatformRow } from '../store/schema.ts';
 
 export type JobRow = Selectable<JobsTable>;
@@ -44,20 +45,18 @@ export async function scheduleJob(trx: Kysely<Database>, clock: Clock, j: JobInp
     .execute();
 }
 
-/** Moves a platform's pending jobs (and webhook retries) earlier by `ms`: its clock moved later. */
-export async function shiftPlatformSchedule(trx: Kysely<Database>, platformId: string, ms: number): Promise<void> {
-  await trx
-    .updateTable('jobs')
-    .set({ due_at_ms: sql`due_at_ms - ${ms}` })
-    .where('platform_id', '=', platformId)
-    .where('status', '=', 'PENDING')
-    .execute();
-  await trx
-    .updateTable('outbox_events')
-    .set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` })
-    .where('platform_id', '=', platformId)
-    .where('status', '=', 'PENDING')
-    .execute();
+/**
+ * Moves a platform's pending jobs (and webhook retries) earlier by `ms`: its clock moved later.
+ * Rows a runner holds right now are due already (runners only take due work), so on PostgreSQL they
+ * are skipped rather than waited for: waiting on them could deadlock with that runner.
+ */
+export async function shiftPlatformSchedule(trx: Kysely<Database>, kind: StoreKind, platformId: string, ms: number): Promise<void> {
+  let jobs = trx.selectFrom('jobs').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING');
+  if (kind === 'postgres') jobs = jobs.forUpdate().skipLocked();
+  await trx.updateTable('jobs').set({ due_at_ms: sql`due_at_ms - ${ms}` }).where('id', 'in', jobs).execute();
+  let events = trx.selectFrom('outbox_events').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING');
+  if (kind === 'postgres') events = events.forUpdate().skipLocked();
+  await trx.updateTable('outbox_events').set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` }).where('id', 'in', events).execute();
 }
 
 /** A job kind's effect; runs inside the transaction that marks the job done. */
@@ -79,6 +78,10 @@ const MAX_ATTEMPTS = 5;
 const RETRY_BASE_MS = 1000;
 /** Due jobs run per transaction: one commit for many settlements under load. */
 const BATCH_SIZE = 50;
+/** How long draining one platform waits for its due jobs that another process holds. */
+const DRAIN_WAIT_MS = 10_000;
+
+
 
 /** Polls for due jobs and runs them one transaction each. */
 export class JobRunner {
@@ -110,14 +113,35 @@ export class JobRunner {
     this.timer.unref();
   }
 
-  /** Runs every job due now (optionally only one platform's), in due order; returns how many ran. */
+  /**
+   * Runs every job due now (optionally only one platform's), in due order; returns how many ran.
+   * For one platform (a sandbox clock advance) it also waits, briefly, for due jobs another
+   * process is running, so that everything due has happened when it returns.
+   */
   async drain(platformId?: string): Promise<number> {
     let n = 0;
+    // A wall-clock bound on waiting for other processes' locks (not business time).
+    const deadline = performance.now() + DRAIN_WAIT_MS;
     for (;;) {
       const ran = await this.runBatch(platformId, BATCH_SIZE);
-      if (ran === 0) return n;
       n += ran;
+      if (ran > 0) continue;
+      if (!platformId || !(await this.hasDueJobs(platformId)) || performance.now() > deadline) return n;
+      await new Promise((r) => setTimeout(r, 10));
     }
+  }
+
+  private async hasDueJobs(platformId: string): Promise<boolean> {
+    const row = await this.o.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('platform_id', '=', platformId)
+      .where('status', '=', 'PENDING')
+      .where('due_at_ms', '<=', this.o.clock.nowMs())
+      .where('kind', 'in', [...this.o.handlers.keys()])
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /**
@@ -145,10 +169,9 @@ export class JobRunner {
           .limit(limit);
         if (platformId) q = q.where('platform_id', '=', platformId);
         if (onlyId) q = q.where('id', '=', onlyId);
-        // Several processes on one PostgreSQL: the background loop takes jobs no one else holds;
-        // a caller draining one platform (a sandbox clock advance) waits for a job another process
-        // is running, so that everything due has happened when it returns.
-        if (this.o.kind === 'postgres') q = platformId ? q.forUpdate() : q.forUpdate().skipLocked();
+        // Several processes on one PostgreSQL: each takes jobs no one else holds (never waiting on
+        // a row lock, so two runners cannot deadlock on each other's jobs).
+        if (this.o.kind === 'postgres') q = q.forUpdate().skipLocked();
         claimed = await q.execute();
         const platforms = new Map<string, PlatformRow | undefined>();
         for (const job of claimed) {
@@ -169,6 +192,9 @@ export class JobRunner {
       }
       // The job's transaction rolled back (its effect did not happen): retry later, or give up.
       const job = claimed[0]!;
+      // A deadlock or serialisation failure on PostgreSQL is another writer's timing, not the
+      // job's fault: it runs again at once.
+      if (isTransientConflict(err)) return 1;
       this.o.onError?.(err, job);
       const attempts = job.attempts + 1;
       await this.o.db

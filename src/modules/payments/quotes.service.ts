@@ -130,7 +130,7 @@ export async function createQuote(trx: Kysely<Database>, ctx: AppContext, platfo
     description: body.description ?? null,
     payment_instructions: paymentInstructions(source, reference, priced.total),
     funding_reference: source.realtime ? reference : null,
-    expires_at: new Date(nowMs + QUOTE_TTL_MS).toISOString(),
+    expires_at: new Date(Date.parse(env.at) + QUOTE_TTL_MS).toISOString(),
     created_at: env.at,
     updated_at: env.at,
   };
