@@ -33,6 +33,8 @@ import { tokenRoutes } from './modules/tokens/tokens.routes.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { JobRunner, type JobHandler } from './jobs/jobs.ts';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { WebhookDeliverer } from './webhooks/deliverer.ts';
 
 export interface BuildOptions {
   /** An already-open store (tests share one); otherwise one is opened from config. */
@@ -47,13 +49,20 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   const store = opts.store ?? openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(store);
   const jobHandlers = new Map<string, JobHandler>();
-  const ctx: AppContext = { config, deps, store, db: store.db, jobHandlers, jobs: undefined as unknown as JobRunner };
+  const ctx: AppContext = { config, deps, store, db: store.db, jobHandlers, jobs: undefined as unknown as JobRunner, webhooks: undefined as unknown as WebhookDeliverer };
   ctx.jobs = new JobRunner({
     db: store.db,
     kind: store.kind,
     clock: deps.clock,
     handlers: jobHandlers,
     onError: (err, job) => app.log.error({ err, jobId: job.id, kind: job.kind }, 'job failed'),
+  });
+  ctx.webhooks = new WebhookDeliverer({
+    db: store.db,
+    kind: store.kind,
+    clock: deps.clock,
+    ids: deps.ids,
+    onError: (err) => app.log.error({ err }, 'webhook delivery loop failed'),
   });
 
   const app = Fastify({
@@ -127,16 +136,19 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(verificationRoutes(ctx));
       await api.register(sandboxRoutes(ctx));
       await api.register(paymentRoutes(ctx));
+      await api.register(webhookRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );
 
   app.addHook('onClose', async () => {
     await ctx.jobs.stop();
+    await ctx.webhooks.stop();
     if (opts.closeStore ?? !opts.store) await store.close();
   });
   await app.ready();
   ctx.jobs.start();
+  ctx.webhooks.start();
   return Object.assign(app, { ctx }) as unknown as App;
 }
 

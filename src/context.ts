@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import type { JobHandler, JobRunner } from './jobs/jobs.ts';
 import type { Store } from './store/db.ts';
+import type { WebhookDeliverer } from './webhooks/deliverer.ts';
 import type { Database } from './store/schema.ts';
 
 export interface AppContext {
@@ -15,4 +16,6 @@ export interface AppContext {
   jobHandlers: Map<string, JobHandler>;
   /** Runs due jobs in the background; `drain(platformId)` runs them now (sandbox clock advance). */
   jobs: JobRunner;
+  /** Delivers outbox events as signed webhooks; `drain(platformId)` delivers what is due now. */
+  webhooks: WebhookDeliverer;
 }

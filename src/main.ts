@@ -13,6 +13,7 @@ import { findCurrency } from './lib/currencies.ts';
 import { bootstrapPlatform, createPlatform, platformToWire, type Environment } from './modules/platforms/platforms.service.ts';
 import { findBootstrapPlatform, getPlatform } from './modules/platforms/platforms.repo.ts';
 import { openStore, type Store } from './store/db.ts';
+import { webhookPublicKey } from './webhooks/keys.ts';
 import { exclusiveTransaction, migrate } from './store/migrate.ts';
 
 const USAGE = `Usage: corridor <command> [options]
@@ -177,7 +178,8 @@ async function platformCommand(config: Config, args: string[]): Promise<number> 
         process.stderr.write('corridor: no such platform\n');
         return 1;
       }
-      process.stdout.write(`${JSON.stringify({ platform: platformToWire(platform) }, null, 2)}\n`);
+      const publicKey = await webhookPublicKey(store.db, platform.id);
+      process.stdout.write(`${JSON.stringify({ platform: platformToWire(platform), webhookPublicKey: publicKey }, null, 2)}\n`);
       return 0;
     });
   }

@@ -126,6 +126,9 @@ export const errors = {
     new ApiError(409, 'CONFLICT', 'Idempotency-Key was already used with a different request'),
   idempotencyInProgress: () =>
     new ApiError(409, 'CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly'),
+  webhookEndpointNotSet: () =>
+    new ApiError(400, 'WEBHOOK_ENDPOINT_NOT_SET', 'No webhook endpoint is configured; set webhookEndpoint with PATCH /config'),
+  webhookDeliveryError: (message: string, details: Record<string, unknown>) => new ApiError(400, 'WEBHOOK_DELIVERY_ERROR', message, details),
   notImplemented: (message: string) => new ApiError(501, 'NOT_IMPLEMENTED', message),
   internal: (requestId: string) =>
     new ApiError(500, 'INTERNAL_ERROR', `Internal error; quote request id ${requestId} when reporting it`, { requestId }),

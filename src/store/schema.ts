@@ -89,7 +89,7 @@ export interface OutboxEventsTable {
   /** The event's `data`, as JSON. */
   payload: string;
   created_at: string;
-  /** PENDING until delivered (or given up on); the webhook worker owns the later states. */
+  /** PENDING (due or waiting to retry), DELIVERING (an attempt in flight), DELIVERED or FAILED. */
   status: string;
   attempts: number;
   /**
@@ -97,6 +97,37 @@ export interface OutboxEventsTable {
    * follow the platform's clock.
    */
   next_attempt_ms: number;
+  /** Platform-clock time of the first delivery attempt (null until tried); retries stop 7 days after it. */
+  first_attempt_at: string | null;
+}
+
+/** Per-platform webhook signing key (ECDSA P-256). The private key never leaves the server. */
+export interface WebhookKeysTable {
+  platform_id: string;
+  /** PKCS#8 PEM. */
+  private_key_pem: string;
+  /** SPKI PEM, served by GET /webhooks/signing-key. */
+  public_key_pem: string;
+  created_at: string;
+}
+
+/** One row per webhook delivery attempt. */
+export interface WebhookAttemptsTable {
+  id: string;
+  platform_id: string;
+  event_id: string;
+  /** 1 for the first attempt of the event. */
+  attempt: number;
+  /** Platform-clock time the attempt started. */
+  at: string;
+  url: string;
+  /** The receiver's HTTP status; null when no response arrived. */
+  response_status: number | null;
+  latency_ms: number;
+  /** The first 4 KiB of the response body. */
+  response_body: string | null;
+  /** Network error, timeout or redirect, when the attempt had no usable response. */
+  error: string | null;
 }
 
 export interface JobsTable {
@@ -337,6 +368,8 @@ export interface Database {
   documents: DocumentsTable;
   document_files: DocumentFilesTable;
   verifications: VerificationsTable;
+  webhook_keys: WebhookKeysTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;
@@ -351,3 +384,5 @@ export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 export type BeneficialOwnerRow = Selectable<BeneficialOwnersTable>;
 export type DocumentRow = Selectable<DocumentsTable>;
 export type VerificationRow = Selectable<VerificationsTable>;
+export type OutboxEventRow = Selectable<OutboxEventsTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -305,6 +305,9 @@ describe('platform create and ledger-check', () => {
       const show = await runCli(['platform', 'show', '--id', out.platform.id], cliEnv(dataDir));
       expect(show.code, show.stderr).toBe(0);
       expect(JSON.parse(show.stdout).platform).toEqual(out.platform);
+      // The webhook verification key (public only).
+      expect(JSON.parse(show.stdout).webhookPublicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      expect(show.stdout).not.toMatch(/PRIVATE/);
 
       // PostgreSQL: the database is shared with concurrently running tests, so check this platform only.
       const args = PG ? ['ledger-check', '--platform', out.platform.id] : ['ledger-check'];

@@ -13,6 +13,7 @@ import { findBootstrapToken, updateTokenCredentials } from '../tokens/tokens.rep
 import { hashSecret } from '../../http/auth.ts';
 import { findBootstrapPlatform, insertPlatform } from './platforms.repo.ts';
 import { defaultSettings } from './platform-settings.ts';
+import { createWebhookKey } from '../../webhooks/keys.ts';
 
 export type Environment = 'SANDBOX' | 'PRODUCTION';
 
@@ -39,8 +40,8 @@ export interface NewPlatform {
 }
 
 /**
- * Creates a platform, its internal account in its fiat currency and a token with every
- * permission. Run it inside a transaction.
+ * Creates a platform, its internal account in its fiat currency, its webhook signing key and a
+ * token with every permission. Run it inside a transaction.
  */
 export async function createPlatform(db: Kysely<Database>, deps: Deps, p: NewPlatform): Promise<{ platform: PlatformRow; token: ApiTokenWire }> {
   const at = iso(deps.clock.nowMs());
@@ -56,6 +57,7 @@ export async function createPlatform(db: Kysely<Database>, deps: Deps, p: NewPla
     updated_at: at,
   };
   await insertPlatform(db, platform);
+  await createWebhookKey(db, platform.id, at);
   await createInternalAccount(db, deps, { platformId: platform.id, customerId: null, type: holdingTypeFor(p.fiatCurrency), currency: p.fiatCurrency, at });
   const { row, secret } = await createToken(db, deps, {
     platformId: platform.id,

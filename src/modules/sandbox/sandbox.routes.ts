@@ -11,6 +11,15 @@ import { advanceClock, fundInternalAccount, resetPlatform, SandboxClockSchema } 
 import { platformNowMs, iso } from '../../lib/time.ts';
 
 const TAG = 'Sandbox';
+
+const TestWebhookResponseSchema = Obj(
+  {
+    url: Type.String({ description: 'The endpoint the TEST webhook went to' }),
+    response_status: Type.Integer({ description: 'The HTTP status the endpoint returned' }),
+    response_body: Type.String({ description: 'The body it returned (first 4 KiB)' }),
+  },
+  { title: 'TestWebhookResponse' },
+);
 /** The live API's SandboxFundRequest.amount maximum. */
 export const MAX_SANDBOX_FUND = 100_000_000_000;
 const security = [{ BasicAuth: [] }];
@@ -70,6 +79,32 @@ export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req) => advanceClock(ctx, platformOf(req).platform.id, req.body.seconds * 1000),
+    );
+
+    app.post(
+      '/sandbox/webhooks/test',
+      {
+        config: { auth: 'platform', permission: 'MANAGE', optionalBody: true },
+        schema: {
+          operationId: 'sendTestWebhook', tags: [TAG], summary: 'Send a TEST webhook to the configured endpoint now and report its response', security,
+          body: Obj({}),
+          response: { 200: TestWebhookResponseSchema, ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (req) => {
+        const { platform } = platformOf(req);
+        const r = await ctx.webhooks.sendTest(platform, ctx.deps.ids.next('Webhook'));
+        const ok = r.status !== null && r.status >= 200 && r.status < 300;
+        if (!ok) {
+          const why = r.status === null ? r.error ?? 'no response' : `HTTP ${r.status}${r.error ? ` (${r.error})` : ''}`;
+          throw errors.webhookDeliveryError(`Webhook delivery to ${r.url} failed: ${why}`, {
+            url: r.url,
+            ...(r.status !== null ? { response_status: r.status, response_body: r.body ?? '' } : {}),
+            ...(r.error ? { error: r.error } : {}),
+          });
+        }
+        return { url: r.url, response_status: r.status!, response_body: r.body ?? '' };
+      },
     );
 
     app.post(

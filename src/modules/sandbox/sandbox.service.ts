@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import { DateTime, Obj } from '../../http/schemas.ts';
 import { shiftPlatformSchedule } from '../../jobs/jobs.ts';
+import { retryOnConflict } from '../../store/retry.ts';
 import { getPlatform, updatePlatform } from '../platforms/platforms.repo.ts';
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
@@ -64,24 +65,25 @@ export const SandboxClockSchema = Obj(
  * follow it. Everything that became due is run before this returns, so a caller sees the outcome.
  */
 export async function advanceClock(ctx: AppContext, platformId: string, ms: number) {
-  const platform = await ctx.db.transaction().execute(async (trx) => {
+  const platform = await retryOnConflict(() => ctx.db.transaction().execute(async (trx) => {
     const p = await getPlatform(trx, platformId, ctx.store.kind);
     if (!p) throw errors.notFound('Platform', platformId);
     const offset = Number(p.clock_offset_ms) + ms;
     await updatePlatform(trx, p.id, { clock_offset_ms: offset });
-    await shiftPlatformSchedule(trx, p.id, ms);
+    await shiftPlatformSchedule(trx, ctx.store.kind, p.id, ms);
     return { ...p, clock_offset_ms: offset };
-  });
+  }));
   await ctx.jobs.drain(platformId);
+  await ctx.webhooks.drain(platformId);
   return { now: iso(platformNowMs(ctx.deps.clock, platform)), offsetMs: Number(platform.clock_offset_ms) };
 }
 
 /**
  * Every table holding a platform's customers, accounts and history, children before parents.
- * Tokens, configuration and the platform's clock are kept.
+ * Tokens, configuration, the webhook signing key and the platform's clock are kept.
  */
 const RESETTABLE_TABLES = [
-  'ledger_postings', 'ledger_entries', 'outbox_events', 'jobs', 'idempotency_keys', 'quotes', 'transactions',
+  'ledger_postings', 'ledger_entries', 'webhook_attempts', 'outbox_events', 'jobs', 'idempotency_keys', 'quotes', 'transactions',
   'verifications', 'document_files', 'documents', 'beneficial_owners', 'external_accounts', 'internal_accounts', 'customers',
 ] as const;
 

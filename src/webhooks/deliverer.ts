@@ -1,0 +1,330 @@
+/**
+ * Webhook delivery from the outbox. A due event (status PENDING, next_attempt_ms <= now) of a
+ * platform with a `webhookEndpoint` is claimed in a short transaction (status DELIVERING, a lease in
+ * next_attempt_ms, attempts + 1), POSTed with no transaction open, and its outcome recorded in a
+ * second transaction together with a `webhook_attempts` row.
+ *
+ * - Order: an event is never delivered while an older event (by id, i.e. creation order) of the
+ *   same platform and resource is still PENDING or DELIVERING.
+ * - Outcome: any 2xx → DELIVERED. 409 → FAILED. TEST and INCOMING_PAYMENT.PENDING are never retried
+ *   (FAILED on anything but 2xx). Anything else (non-2xx, redirect, network error, 10 s timeout)
+ *   retries after 30 s × 2^(attempt−1), at most 30 min apart, while the next attempt falls within
+ *   7 days (platform clock) of the first; then FAILED.
+ * - Events of platforms without a webhookEndpoint are never claimed: they stay PENDING, untouched,
+ *   and are delivered (in order) once an endpoint is configured.
+ * - next_attempt_ms is on the system clock; a sandbox clock advance shifts PENDING events earlier
+ *   (shiftPlatformSchedule) and then calls `drain(platformId)`, so retries follow the platform clock.
+ * - A DELIVERING event whose lease ran out (its process died mid-attempt) is claimed again.
+ */
+import type { Kysely } from 'kysely';
+import type { Clock, Ids } from '../deps.ts';
+import { errors } from '../http/errors.ts';
+import { iso, platformNowMs } from '../lib/time.ts';
+import { settingsOf } from '../modules/platforms/platform-settings.ts';
+import type { StoreKind } from '../store/db.ts';
+import type { Database, OutboxEventRow, PlatformRow } from '../store/schema.ts';
+import { signatureHeader, webhookSigningKey } from './keys.ts';
+
+/** How long a claimed attempt may take before another worker may take the event again. */
+const LEASE_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+const MAX_RESPONSE_BYTES = 4096;
+const BATCH_SIZE = 20;
+const RETRY_BASE_MS = 30_000;
+const RETRY_CAP_MS = 30 * 60_000;
+const RETRY_WINDOW_MS = 7 * 24 * 3600_000;
+/** How long `drain(platformId)` waits for attempts other workers have in flight. */
+const DRAIN_WAIT_MS = REQUEST_TIMEOUT_MS + 5_000;
+const NO_RETRY_TYPES = new Set(['TEST', 'INCOMING_PAYMENT.PENDING']);
+
+export interface DelivererOptions {
+  db: Kysely<Database>;
+  kind: StoreKind;
+  clock: Clock;
+  ids: Ids;
+  pollIntervalMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/** A claimed event with what delivery needs from its platform. */
+interface Claimed {
+  event: OutboxEventRow;
+  url: string;
+  offsetMs: number;
+}
+
+export interface AttemptResult {
+  url: string;
+  status: number | null;
+  body: string | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+/** The retry delay after failed attempt number `attempt` (1-based). */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 30), RETRY_CAP_MS);
+}
+
+export class WebhookDeliverer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+  /** Aborts attempts in flight when the app stops. */
+  private readonly shutdown = new AbortController();
+
+  constructor(private readonly o: DelivererOptions) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.shutdown.abort();
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .catch((err: unknown) => this.o.onError?.(err))
+        .finally(() => this.schedule(this.o.pollIntervalMs ?? 100));
+    }, ms);
+    this.timer.unref();
+  }
+
+  /**
+   * Delivers every due event (optionally one platform's) until none is due; returns how many
+   * attempts were made. For one platform it also waits (bounded) for attempts other workers have
+   * in flight, so that after a sandbox clock advance everything due has been tried.
+   */
+  async drain(platformId?: string): Promise<number> {
+    let n = 0;
+    const deadline = Date.now() + DRAIN_WAIT_MS;
+    for (;;) {
+      if (this.stopped && !platformId) return n;
+      const claimed = await this.claim(platformId);
+      if (claimed.length > 0) {
+        await Promise.all(claimed.map((c) => this.attempt(c)));
+        n += claimed.length;
+        continue;
+      }
+      if (!platformId || Date.now() > deadline || !(await this.busy(platformId))) return n;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Claims up to BATCH_SIZE due events, at most one per resource (the oldest not yet delivered). */
+  private async claim(platformId: string | undefined): Promise<Claimed[]> {
+    const now = this.o.clock.nowMs();
+    // Start from the (few) platforms that have an endpoint, so events of platforms without one —
+    // which stay PENDING — cost nothing however many pile up.
+    let withEndpoint = this.o.db.selectFrom('platforms').select('id').where('config', 'like', '%"webhookEndpoint":"%');
+    if (platformId) withEndpoint = withEndpoint.where('id', '=', platformId);
+    const platformIds = (await withEndpoint.execute()).map((r) => r.id);
+    if (platformIds.length === 0) return [];
+    return this.o.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom('outbox_events as e')
+        .innerJoin('platforms as p', 'p.id', 'e.platform_id')
+        .selectAll('e')
+        .select(['p.config as platform_config', 'p.clock_offset_ms as platform_offset'])
+        .where('e.platform_id', 'in', platformIds)
+        .where('e.status', 'in', ['PENDING', 'DELIVERING'])
+        .where('e.next_attempt_ms', '<=', now)
+        // Only platforms with an endpoint (config is compact JSON; settingsOf re-checks below).
+        .where('p.config', 'like', '%"webhookEndpoint":"%')
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('outbox_events as o')
+                .select('o.id')
+                .whereRef('o.platform_id', '=', 'e.platform_id')
+                .whereRef('o.resource_id', '=', 'e.resource_id')
+                .whereRef('o.id', '<', 'e.id')
+                .where('o.status', 'in', ['PENDING', 'DELIVERING']),
+            ),
+          ),
+        )
+        .orderBy('e.id')
+        .limit(BATCH_SIZE);
+      if (platformId) q = q.where('e.platform_id', '=', platformId);
+      // Several processes on one PostgreSQL: the background loop takes events no one else holds; a
+      // caller draining one platform (a sandbox clock advance) waits for rows another worker is
+      // claiming, then sees them DELIVERING and waits for the attempt (see `busy`).
+      if (this.o.kind === 'postgres') q = platformId ? q.forUpdate('e') : q.forUpdate('e').skipLocked();
+      const rows = await q.execute();
+      const out: Claimed[] = [];
+      for (const { platform_config, platform_offset, ...event } of rows) {
+        const url = (JSON.parse(platform_config) as { webhookEndpoint?: string }).webhookEndpoint;
+        if (!url) continue;
+        const offsetMs = Number(platform_offset);
+        const firstAt = event.first_attempt_at ?? iso(now + offsetMs);
+        const attempts = event.attempts + 1;
+        // Optimistic check on (status, attempts) as well as the row lock: two workers never both
+        // claim one attempt.
+        const claimed = await trx
+          .updateTable('outbox_events')
+          .set({ status: 'DELIVERING', attempts, next_attempt_ms: now + LEASE_MS, first_attempt_at: firstAt })
+          .where('id', '=', event.id)
+          .where('status', '=', event.status)
+          .where('attempts', '=', event.attempts)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1) continue;
+        out.push({ event: { ...event, attempts, first_attempt_at: firstAt }, url, offsetMs });
+      }
+      return out;
+    });
+  }
+
+  /** True while the platform has attempts in flight (here or in another process) or due events. */
+  private async busy(platformId: string): Promise<boolean> {
+    const now = this.o.clock.nowMs();
+    const row = await this.o.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('platform_id', '=', platformId)
+      .where('status', '=', 'DELIVERING')
+      .where('next_attempt_ms', '>', now)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** One delivery attempt of a claimed event, and its outcome recorded. */
+  private async attempt(c: Claimed): Promise<AttemptResult> {
+    const at = iso(this.o.clock.nowMs() + c.offsetMs);
+    let result: AttemptResult;
+    try {
+      result = await this.post(c, at);
+    } catch (err) {
+      // Signing or building the request failed (not the receiver): count it as a failed attempt.
+      result = { url: c.url, status: null, body: null, error: err instanceof Error ? err.message : String(err), latencyMs: 0 };
+    }
+    await this.record(c, at, result);
+    return result;
+  }
+
+  private async post(c: Claimed, at: string): Promise<AttemptResult> {
+    const e = c.event;
+    // Compact JSON; `payload` already is (it was written by JSON.stringify).
+    const body = Buffer.from(`{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(at)},"data":${e.payload}}`);
+    const signature = signatureHeader(body, await webhookSigningKey(this.o.db, e.platform_id));
+    const started = performance.now();
+    const latency = () => Math.round(performance.now() - started);
+    try {
+      const res = await fetch(c.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-grid-signature': signature, 'user-agent': 'Corridor-Webhooks/1' },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), this.shutdown.signal]),
+      });
+      const text = await readLimited(res);
+      const redirect = res.status >= 300 && res.status < 400 ? `redirect to ${res.headers.get('location') ?? '(no location)'} not followed` : null;
+      return { url: c.url, status: res.status, body: text, error: redirect, latencyMs: latency() };
+    } catch (err) {
+      return { url: c.url, status: null, body: null, error: describeFetchError(err), latencyMs: latency() };
+    }
+  }
+
+  private async record(c: Claimed, at: string, r: AttemptResult): Promise<void> {
+    const e = c.event;
+    const ok = r.status !== null && r.status >= 200 && r.status < 300;
+    let status = 'DELIVERED';
+    let next = e.next_attempt_ms;
+    if (!ok) {
+      const delay = retryDelayMs(e.attempts);
+      const nowPlatform = Date.parse(at);
+      const withinWindow = nowPlatform + delay <= Date.parse(e.first_attempt_at ?? at) + RETRY_WINDOW_MS;
+      if (r.status === 409 || NO_RETRY_TYPES.has(e.type) || !withinWindow) status = 'FAILED';
+      else {
+        status = 'PENDING';
+        next = this.o.clock.nowMs() + delay;
+      }
+    }
+    await this.o.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          id: this.o.ids.next('WebhookAttempt'),
+          platform_id: e.platform_id,
+          event_id: e.id,
+          attempt: e.attempts,
+          at,
+          url: r.url,
+          response_status: r.status,
+          latency_ms: r.latencyMs,
+          response_body: r.body,
+          error: r.error,
+        })
+        .execute();
+      await trx
+        .updateTable('outbox_events')
+        .set({ status, next_attempt_ms: status === 'PENDING' ? next : 0 })
+        .where('id', '=', e.id)
+        .where('status', '=', 'DELIVERING')
+        .where('attempts', '=', e.attempts)
+        .execute();
+    });
+  }
+
+  /**
+   * POST /sandbox/webhooks/test: one TEST event to the platform's endpoint, now, recorded in the
+   * outbox and the attempt log like any other (and never retried).
+   */
+  async sendTest(platform: PlatformRow, eventId: string): Promise<AttemptResult> {
+    const url = settingsOf(platform).webhookEndpoint;
+    if (!url) throw errors.webhookEndpointNotSet();
+    const now = this.o.clock.nowMs();
+    const offsetMs = Number(platform.clock_offset_ms);
+    const at = iso(platformNowMs(this.o.clock, platform));
+    const event: OutboxEventRow = {
+      id: eventId,
+      platform_id: platform.id,
+      type: 'TEST',
+      resource_id: platform.id,
+      payload: '{}',
+      created_at: at,
+      status: 'DELIVERING',
+      attempts: 1,
+      next_attempt_ms: now + LEASE_MS,
+      first_attempt_at: at,
+    };
+    await this.o.db.insertInto('outbox_events').values(event).execute();
+    return this.attempt({ event, url, offsetMs });
+  }
+}
+
+/** The first MAX_RESPONSE_BYTES of a response body, as text; the rest is not read. */
+async function readLimited(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < MAX_RESPONSE_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8');
+}
+
+function describeFetchError(err: unknown): string {
+  if (err instanceof Error) {
+    if (err.name === 'TimeoutError') return `no response within ${REQUEST_TIMEOUT_MS / 1000} s`;
+    if (err.name === 'AbortError') return 'aborted: server shutting down';
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return cause?.code ? `${cause.code}${cause.message ? `: ${cause.message}` : ''}` : err.message;
+  }
+  return String(err);
+}
