@@ -56,6 +56,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     clock: deps.clock,
     handlers: jobHandlers,
     onError: (err, job) => app.log.error({ err, jobId: job.id, kind: job.kind }, 'job failed'),
+    onPollError: (err) => app.log.error({ err }, 'job runner pass failed'),
   });
   ctx.webhooks = new WebhookDeliverer({
     db: store.db,

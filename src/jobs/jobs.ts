@@ -10,6 +10,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Clock } from '../deps.ts';
+import { Poller } from '../lib/poller.ts';
 import type { StoreKind } from '../store/db.ts';
 import { isTransientConflict } from '../store/retry.ts';
 import type { Database, JobsTable, PlatformRow } from '../store/schema.ts';
@@ -70,6 +71,8 @@ export interface JobRunnerOptions {
   /** Poll interval when idle. */
   pollIntervalMs?: number;
   onError?: (err: unknown, job: JobRow) => void;
+  /** A background pass failed outside any job (e.g. the store is unreachable). */
+  onPollError?: (err: unknown) => void;
 }
 
 /** A failing job is retried this many times (with backoff) before it is marked FAILED. */
@@ -85,32 +88,18 @@ const DRAIN_WAIT_MS = 10_000;
 
 /** Polls for due jobs and runs them one transaction each. */
 export class JobRunner {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly poller: Poller;
 
-  constructor(private readonly o: JobRunnerOptions) {}
+  constructor(private readonly o: JobRunnerOptions) {
+    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onPollError?.(err));
+  }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.drain()
-        .catch(() => undefined)
-        .finally(() => this.schedule(this.o.pollIntervalMs ?? 100));
-    }, ms);
-    this.timer.unref();
+    await this.poller.stop();
   }
 
   /**

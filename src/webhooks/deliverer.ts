@@ -19,6 +19,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
 import { errors } from '../http/errors.ts';
+import { Poller } from '../lib/poller.ts';
 import { iso, platformNowMs } from '../lib/time.ts';
 import { settingsOf } from '../modules/platforms/platform-settings.ts';
 import type { StoreKind } from '../store/db.ts';
@@ -67,35 +68,21 @@ export function retryDelayMs(attempt: number): number {
 }
 
 export class WebhookDeliverer {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly poller: Poller;
   /** Aborts attempts in flight when the app stops. */
   private readonly shutdown = new AbortController();
 
-  constructor(private readonly o: DelivererOptions) {}
+  constructor(private readonly o: DelivererOptions) {
+    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onError?.(err));
+  }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
     this.shutdown.abort();
-    await this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.drain()
-        .catch((err: unknown) => this.o.onError?.(err))
-        .finally(() => this.schedule(this.o.pollIntervalMs ?? 100));
-    }, ms);
-    this.timer.unref();
+    await this.poller.stop();
   }
 
   /**
@@ -107,7 +94,7 @@ export class WebhookDeliverer {
     let n = 0;
     const deadline = Date.now() + DRAIN_WAIT_MS;
     for (;;) {
-      if (this.stopped && !platformId) return n;
+      if (this.poller.isStopped && !platformId) return n;
       const claimed = await this.claim(platformId);
       if (claimed.length > 0) {
         await Promise.all(claimed.map((c) => this.attempt(c)));
