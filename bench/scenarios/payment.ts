@@ -58,7 +58,10 @@ export const paymentScenario: Scenario = {
           headers: { authorization: `Bearer ${corridor.adminToken}` },
         });
         const r = report.body as { ok: boolean; entries: number; problems: unknown[] };
-        console.log(`payment: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries)`);
+        // Settlement runs in the background (durable jobs): how far behind it is when the load stops.
+        const inFlight = await corridor.request('GET', `${base}/transactions?status=PROCESSING&limit=1`, { headers });
+        const backlog = (inFlight.body as { totalCount?: number }).totalCount;
+        console.log(`payment: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries); ${backlog ?? '?'} payments still settling when the load stopped`);
         if (!r.ok) throw new Error(`payment: ledger check found ${r.problems.length} problem(s): ${JSON.stringify(r.problems.slice(0, 5))}`);
       },
     };

@@ -12,6 +12,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Clock } from '../deps.ts';
 import { Poller } from '../lib/poller.ts';
 import type { StoreKind } from '../store/db.ts';
+import { prepared, type Prepared } from '../store/prepared.ts';
 import { isTransientConflict } from '../store/retry.ts';
 import type { Database, JobsTable, PlatformRow } from '../store/schema.ts';
 
@@ -29,22 +30,24 @@ export interface JobInput {
 }
 
 export async function scheduleJob(trx: Kysely<Database>, clock: Clock, j: JobInput): Promise<void> {
-  await trx
-    .insertInto('jobs')
-    .values({
-      id: j.id,
-      platform_id: j.platformId,
-      kind: j.kind,
-      payload: JSON.stringify(j.payload),
-      due_at_ms: clock.nowMs() + j.delayMs,
-      status: 'PENDING',
-      attempts: 0,
-      last_error: null,
-      created_at: j.at,
-      updated_at: j.at,
-    })
-    .execute();
+  await insertJob.run(trx, { id: j.id, platformId: j.platformId, kind: j.kind, payload: JSON.stringify(j.payload), dueAtMs: clock.nowMs() + j.delayMs, at: j.at });
 }
+
+// Payments schedule one job each: the INSERT is compiled once (see store/prepared.ts).
+const insertJob = prepared((db, a: { id: string; platformId: string; kind: string; payload: string; dueAtMs: number; at: string }) =>
+  db.insertInto('jobs').values({
+    id: a.id,
+    platform_id: a.platformId,
+    kind: a.kind,
+    payload: a.payload,
+    due_at_ms: a.dueAtMs,
+    status: 'PENDING',
+    attempts: 0,
+    last_error: null,
+    created_at: a.at,
+    updated_at: a.at,
+  }),
+);
 
 /**
  * Moves a platform's pending jobs (and webhook retries) earlier by `ms`: its clock moved later.
@@ -81,6 +84,12 @@ const MAX_ATTEMPTS = 5;
 const RETRY_BASE_MS = 1000;
 /** Due jobs run per transaction: one commit for many settlements under load. */
 const BATCH_SIZE = 50;
+/**
+ * How often an idle runner looks for due work. Short, so that under load settlements run in many
+ * small batches spread over time rather than bursts that hold up the requests around them; an
+ * empty look is one indexed SELECT.
+ */
+const POLL_INTERVAL_MS = 25;
 /** How long draining one platform waits for its due jobs that another process holds. */
 const DRAIN_WAIT_MS = 10_000;
 
@@ -91,7 +100,7 @@ export class JobRunner {
   private readonly poller: Poller;
 
   constructor(private readonly o: JobRunnerOptions) {
-    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onPollError?.(err));
+    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? POLL_INTERVAL_MS, (err) => o.onPollError?.(err));
   }
 
   start(): void {
@@ -147,30 +156,22 @@ export class JobRunner {
     let claimed: JobRow[] = [];
     try {
       return await this.o.db.transaction().execute(async (trx) => {
-        let q = trx
-          .selectFrom('jobs')
-          .selectAll()
-          .where('status', '=', 'PENDING')
-          .where('due_at_ms', '<=', now)
-          .where('kind', 'in', kinds)
-          .orderBy('due_at_ms')
-          .orderBy('id')
-          .limit(limit);
-        if (platformId) q = q.where('platform_id', '=', platformId);
-        if (onlyId) q = q.where('id', '=', onlyId);
-        // Several processes on one PostgreSQL: each takes jobs no one else holds (never waiting on
-        // a row lock, so two runners cannot deadlock on each other's jobs).
-        if (this.o.kind === 'postgres') q = q.forUpdate().skipLocked();
-        claimed = await q.execute();
+        const args: Record<string, unknown> = { now, limit, platformId, onlyId };
+        kinds.forEach((k, i) => (args[`kind${i}`] = k));
+        claimed = await claimStatement(this.o.kind, kinds.length, platformId !== undefined, onlyId !== undefined).all(trx, args);
         const platforms = new Map<string, PlatformRow | undefined>();
+        const done: string[] = [];
         for (const job of claimed) {
-          if (!platforms.has(job.platform_id)) {
-            platforms.set(job.platform_id, await trx.selectFrom('platforms').selectAll().where('id', '=', job.platform_id).executeTakeFirst());
-          }
+          if (!platforms.has(job.platform_id)) platforms.set(job.platform_id, await selectPlatform.first(trx, { id: job.platform_id }));
           const platform = platforms.get(job.platform_id);
-          if (platform) await this.o.handlers.get(job.kind)!(trx, job, platform);
-          await finishJob(trx, job, platform ? 'DONE' : 'FAILED', platform ? null : 'platform is gone', now);
+          if (platform) {
+            await this.o.handlers.get(job.kind)!(trx, job, platform);
+            done.push(job.id);
+          } else {
+            await markFailed(trx, job, 'platform is gone', now);
+          }
         }
+        await finishDone(trx, done, now);
         return claimed.length;
       });
     } catch (err) {
@@ -202,10 +203,70 @@ export class JobRunner {
   }
 }
 
-async function finishJob(trx: Kysely<Database>, job: JobRow, status: 'DONE' | 'FAILED', error: string | null, nowMs: number): Promise<void> {
-  await trx
-    .updateTable('jobs')
-    .set({ status, attempts: job.attempts + 1, last_error: error, updated_at: new Date(nowMs).toISOString() })
-    .where('id', '=', job.id)
-    .execute();
+async function markFailed(trx: Kysely<Database>, job: JobRow, error: string, nowMs: number): Promise<void> {
+  await updateFailed.run(trx, { id: job.id, attempts: job.attempts + 1, error, at: new Date(nowMs).toISOString() });
 }
+
+/** Marks jobs that ran DONE, one statement for the whole batch. */
+async function finishDone(trx: Kysely<Database>, ids: string[], nowMs: number): Promise<void> {
+  if (ids.length === 0) return;
+  const args: Record<string, unknown> = { at: new Date(nowMs).toISOString() };
+  ids.forEach((id, i) => (args[`id${i}`] = id));
+  await markDone(ids.length).run(trx, args);
+}
+
+// ---- the runner's statements, compiled once per shape (see store/prepared.ts)
+
+const markDoneStatements = new Map<number, Prepared<Record<string, unknown>, unknown>>();
+
+/** DONE for `n` jobs (arguments `id0`…); each counts one more attempt. */
+function markDone(n: number): Prepared<Record<string, unknown>, unknown> {
+  let stmt = markDoneStatements.get(n);
+  if (!stmt) {
+    stmt = prepared((db, a: Record<string, unknown>) =>
+      db
+        .updateTable('jobs')
+        .set({ status: 'DONE', attempts: sql<number>`attempts + 1`, last_error: null, updated_at: a.at as string })
+        .where('id', 'in', Array.from({ length: n }, (_, i) => a[`id${i}`] as string)),
+    );
+    markDoneStatements.set(n, stmt);
+  }
+  return stmt;
+}
+
+const claimStatements = new Map<string, Prepared<Record<string, unknown>, JobRow>>();
+
+/**
+ * Due jobs of the given kinds (arguments `kind0`…), in due order, at most `limit`; optionally of one
+ * platform and/or one job. On PostgreSQL each runner takes jobs no other holds (never waiting on a
+ * row lock, so two runners cannot deadlock on each other's jobs).
+ */
+function claimStatement(store: StoreKind, kinds: number, byPlatform: boolean, byId: boolean): Prepared<Record<string, unknown>, JobRow> {
+  const key = `${store}|${kinds}|${byPlatform}|${byId}`;
+  let stmt = claimStatements.get(key);
+  if (!stmt) {
+    stmt = prepared((db, a: Record<string, unknown>) => {
+      let q = db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('status', '=', 'PENDING')
+        .where('due_at_ms', '<=', a.now as number)
+        .where('kind', 'in', Array.from({ length: kinds }, (_, i) => a[`kind${i}`] as string))
+        .orderBy('due_at_ms')
+        .orderBy('id')
+        .limit(a.limit as number);
+      if (byPlatform) q = q.where('platform_id', '=', a.platformId as string);
+      if (byId) q = q.where('id', '=', a.onlyId as string);
+      if (store === 'postgres') q = q.forUpdate().skipLocked();
+      return q;
+    });
+    claimStatements.set(key, stmt);
+  }
+  return stmt;
+}
+
+const selectPlatform = prepared((db, a: { id: string }) => db.selectFrom('platforms').selectAll().where('id', '=', a.id));
+
+const updateFailed = prepared((db, a: { id: string; attempts: number; error: string; at: string }) =>
+  db.updateTable('jobs').set({ status: 'FAILED', attempts: a.attempts, last_error: a.error, updated_at: a.at }).where('id', '=', a.id),
+);

@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { ApiError } from '../http/errors.ts';
+import { prepared, type Prepared } from '../store/prepared.ts';
 import type { Database, InternalAccountRow } from '../store/schema.ts';
 
 export type Bucket = 'AVAILABLE' | 'PENDING';
@@ -63,47 +64,104 @@ export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promi
   for (const [accountId, d] of balanceDeltas(entry.postings)) {
     // One UPDATE per account moves both buckets, and its bound checks are part of it, so
     // concurrent debits cannot both pass them.
-    let q = trx
-      .updateTable('internal_accounts')
-      .set({
-        ...(d.available !== 0 ? { available: sql<number>`available + ${d.available}` } : {}),
-        ...(d.pending !== 0 ? { pending: sql<number>`pending + ${d.pending}` } : {}),
-        updated_at: entry.at,
-      })
-      .where('id', '=', accountId)
-      .where('platform_id', '=', entry.platformId)
-      .where('currency', '=', d.currency);
-    for (const [col, delta] of [['available', d.available], ['pending', d.pending]] as const) {
-      if (delta < 0) q = q.where(col, '>=', -delta);
-      if (delta > 0) q = q.where(col, '<=', Number.MAX_SAFE_INTEGER - delta);
-    }
-    const row = await q.returningAll().executeTakeFirst();
+    const row = await balanceUpdate(Math.sign(d.available), Math.sign(d.pending)).first(trx, {
+      available: d.available,
+      pending: d.pending,
+      availableBound: d.available < 0 ? -d.available : Number.MAX_SAFE_INTEGER - d.available,
+      pendingBound: d.pending < 0 ? -d.pending : Number.MAX_SAFE_INTEGER - d.pending,
+      at: entry.at,
+      id: accountId,
+      platformId: entry.platformId,
+      currency: d.currency,
+    });
     if (!row) {
       if (d.available < 0 || d.pending < 0) throw new InsufficientFundsError(accountId);
       throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The balance of ${accountId} would exceed ${Number.MAX_SAFE_INTEGER}`);
     }
     moved.push(row);
   }
-  await trx
-    .insertInto('ledger_entries')
-    .values({ id: entry.id, platform_id: entry.platformId, kind: entry.kind, reference_id: entry.referenceId, created_at: entry.at })
-    .execute();
-  await trx
-    .insertInto('ledger_postings')
-    .values(
-      entry.postings.map((p, seq) => ({
-        entry_id: entry.id,
-        seq,
-        platform_id: entry.platformId,
-        account_id: p.accountId,
-        currency: p.currency,
-        bucket: p.bucket,
-        amount: p.amount,
-        created_at: entry.at,
-      })),
-    )
-    .execute();
+  await insertEntry.run(trx, { id: entry.id, platformId: entry.platformId, kind: entry.kind, referenceId: entry.referenceId, at: entry.at });
+  const args: Record<string, unknown> = { entryId: entry.id, platformId: entry.platformId, at: entry.at };
+  entry.postings.forEach((p, i) => {
+    args[`account${i}`] = p.accountId;
+    args[`currency${i}`] = p.currency;
+    args[`bucket${i}`] = p.bucket;
+    args[`amount${i}`] = p.amount;
+  });
+  await insertPostings(entry.postings.length).run(trx, args);
   return moved;
+}
+
+// ---- the statements postEntry runs, compiled once per shape (see store/prepared.ts)
+
+interface BalanceArgs extends Record<string, unknown> {
+  available: number;
+  pending: number;
+  /** −delta for a debit (the balance must cover it), MAX_SAFE_INTEGER − delta for a credit. */
+  availableBound: number;
+  pendingBound: number;
+  at: string;
+  id: string;
+  platformId: string;
+  currency: string;
+}
+
+const balanceUpdates = new Map<string, Prepared<BalanceArgs, InternalAccountRow>>();
+
+/** The conditional balance UPDATE for one combination of signs of the two bucket deltas. */
+function balanceUpdate(availableSign: number, pendingSign: number): Prepared<BalanceArgs, InternalAccountRow> {
+  const key = `${availableSign}|${pendingSign}`;
+  let stmt = balanceUpdates.get(key);
+  if (!stmt) {
+    stmt = prepared((db, a: BalanceArgs) => {
+      let q = db
+        .updateTable('internal_accounts')
+        .set({
+          ...(availableSign !== 0 ? { available: sql<number>`available + ${a.available}` } : {}),
+          ...(pendingSign !== 0 ? { pending: sql<number>`pending + ${a.pending}` } : {}),
+          updated_at: a.at,
+        })
+        .where('id', '=', a.id)
+        .where('platform_id', '=', a.platformId)
+        .where('currency', '=', a.currency);
+      if (availableSign < 0) q = q.where('available', '>=', a.availableBound);
+      if (availableSign > 0) q = q.where('available', '<=', a.availableBound);
+      if (pendingSign < 0) q = q.where('pending', '>=', a.pendingBound);
+      if (pendingSign > 0) q = q.where('pending', '<=', a.pendingBound);
+      return q.returningAll();
+    });
+    balanceUpdates.set(key, stmt);
+  }
+  return stmt;
+}
+
+const insertEntry = prepared((db, a: { id: string; platformId: string; kind: string; referenceId: string; at: string }) =>
+  db.insertInto('ledger_entries').values({ id: a.id, platform_id: a.platformId, kind: a.kind, reference_id: a.referenceId, created_at: a.at }),
+);
+
+const postingInserts = new Map<number, Prepared<Record<string, unknown>, unknown>>();
+
+/** One INSERT for an entry's `n` postings (arguments `account<i>`, `currency<i>`, `bucket<i>`, `amount<i>`). */
+function insertPostings(n: number): Prepared<Record<string, unknown>, unknown> {
+  let stmt = postingInserts.get(n);
+  if (!stmt) {
+    stmt = prepared((db, a: Record<string, unknown>) =>
+      db.insertInto('ledger_postings').values(
+        Array.from({ length: n }, (_, seq) => ({
+          entry_id: a.entryId as string,
+          seq,
+          platform_id: a.platformId as string,
+          account_id: a[`account${seq}`] as string,
+          currency: a[`currency${seq}`] as string,
+          bucket: a[`bucket${seq}`] as string,
+          amount: a[`amount${seq}`] as number,
+          created_at: a.at as string,
+        })),
+      ),
+    );
+    postingInserts.set(n, stmt);
+  }
+  return stmt;
 }
 
 /** Net change per internal account and bucket (system accounts keep no materialised balance). */

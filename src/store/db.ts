@@ -5,9 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.ts';
+import { GroupCommitDriver } from './sqlite-group-commit.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -51,34 +53,56 @@ function openSqlite(file: string): Store {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  database.pragma('wal_autocheckpoint = 10000');
   database.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  return { kind: 'sqlite', db, location: file, close: () => db.destroy() };
+  // Statement and savepoint journals in memory rather than temporary files: a multi-row statement
+  // inside a transaction (and every savepoint) journals the pages it touches, and on disk that was
+  // two write system calls per page — more than the WAL commit itself.
+  database.pragma('temp_store = MEMORY');
+  database.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  const driver = new GroupCommitDriver(database, statementCache(database));
+  // Checkpoints run on a worker thread (see sqlite-checkpointer.ts); the main thread only appends.
+  const checkpointer = startCheckpointer(database, file, (fn) => driver.exclusive(fn));
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(driver) });
+  return {
+    kind: 'sqlite',
+    db,
+    location: file,
+    close: async () => {
+      await checkpointer.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** Kysely's SQLite dialect (compiler, adapter, introspector) over the group-commit driver. */
+class GroupCommitSqliteDialect extends SqliteDialect {
+  constructor(private readonly driver: GroupCommitDriver) {
+    super({ database: driver.database });
+  }
+  override createDriver(): Driver {
+    return this.driver;
+  }
 }
 
 /** Distinct SQL texts kept prepared; queries with long IN lists vary, so the cache is bounded. */
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * Kysely's SQLite driver prepares every statement on every query; preparing is a large share of a
- * simple request's CPU. This keeps prepared statements by SQL text (oldest dropped first), and
- * prepares a fresh one when the cached statement is still being iterated.
+ * Preparing a statement is a large share of a simple query's CPU, and Kysely's SQLite driver
+ * prepared every statement on every query. This keeps prepared statements by SQL text (oldest
+ * dropped first), and prepares a fresh one when the cached statement is still being iterated.
  */
-function withStatementCache(database: SQLite.Database): { prepare(sql: string): SQLite.Statement; close(): void } {
+function statementCache(database: SQLite.Database): (sql: string) => SQLite.Statement {
   const cache = new Map<string, SQLite.Statement>();
-  return {
-    prepare(sql: string) {
-      const hit = cache.get(sql);
-      if (hit && !hit.busy) return hit;
-      const stmt = database.prepare(sql);
-      if (!hit) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(sql, stmt);
-      }
-      return stmt;
-    },
-    close: () => database.close(),
+  return (sql: string) => {
+    const hit = cache.get(sql);
+    if (hit && !hit.busy) return hit;
+    const stmt = database.prepare(sql);
+    if (!hit) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(sql, stmt);
+    }
+    return stmt;
   };
 }
 
