@@ -35,6 +35,7 @@ import { migrate } from './store/migrate.ts';
 import { JobRunner, type JobHandler } from './jobs/jobs.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
+import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhooks/catalogue.ts';
 
 export interface BuildOptions {
   /** An already-open store (tests share one); otherwise one is opened from config. */
@@ -109,11 +110,14 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/' }],
+      // What Corridor POSTs to the platform's webhookEndpoint: generated from the event catalogue.
+      webhooks: openApiWebhooks(),
       components: {
         securitySchemes: {
           BasicAuth: { type: 'http', scheme: 'basic', description: '<api token clientId>:<client secret>' },
           AgentAuth: { type: 'http', scheme: 'bearer', description: 'accessToken from redeeming an agent device code' },
           AdminAuth: { type: 'http', scheme: 'bearer', description: 'CORRIDOR_ADMIN_TOKEN (operator routes)' },
+          WebhookSignature: WEBHOOK_SIGNATURE_SCHEME,
         },
       },
     },

@@ -14,6 +14,7 @@ import { bootstrapPlatform, createPlatform, platformToWire, type Environment } f
 import { findBootstrapPlatform, getPlatform } from './modules/platforms/platforms.repo.ts';
 import { openStore, type Store } from './store/db.ts';
 import { webhookPublicKey } from './webhooks/keys.ts';
+import { checkPublicKeyPem, startListener } from './webhooks/listen.ts';
 import { exclusiveTransaction, migrate } from './store/migrate.ts';
 
 const USAGE = `Usage: corridor <command> [options]
@@ -25,6 +26,8 @@ Commands:
                                           create an isolated platform and print its token
   platform show [--id PLATFORM_ID]        print a platform (default: the sandbox platform)
   ledger-check [--platform PLATFORM_ID]   recompute balances from postings; exit 1 on any difference
+  webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json]
+                                          receive webhooks locally: check each signature, print each event
 
 Configuration comes from the environment: PORT, HOST, DATA_DIR, DATABASE_URL, LOG_LEVEL,
 CORRIDOR_TOKEN_ID, CORRIDOR_CLIENT_SECRET, CORRIDOR_ADMIN_TOKEN (see README).`;
@@ -52,6 +55,8 @@ export async function main(argv: string[]): Promise<number> {
         return await platformCommand(config, rest);
       case 'ledger-check':
         return await ledgerCheck(config, rest);
+      case 'webhooks':
+        return await webhooksCommand(config, rest);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -195,4 +200,87 @@ async function ledgerCheck(config: Config, args: string[]): Promise<number> {
     process.stdout.write(report.ok ? 'ledger check: clean\n' : `ledger check: ${report.problems.length} problem(s)\n`);
     return report.ok ? 0 : 1;
   });
+}
+
+/** `webhooks listen`: the port a developer can keep in `webhookEndpoint` across restarts. */
+const LISTEN_DEFAULT_PORT = 8081;
+
+/**
+ * `webhooks listen`: a local receiver verifying against a platform's public key, read from the
+ * store (default: the sandbox platform) or a PEM file. Event lines go to stdout, the banner to
+ * stderr, so `--json` output pipes cleanly. It does not set `webhookEndpoint` itself: on the
+ * embedded store the running server caches platform rows, so a config write from this process
+ * would go unseen there; it prints the PATCH /config request instead.
+ */
+async function webhooksCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'listen') throw new UsageError('webhooks takes "listen"');
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      platform: { type: 'string' },
+      'public-key-file': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const portText = values.port ?? String(LISTEN_DEFAULT_PORT);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 (got "${portText}")`);
+  const keyFile = values['public-key-file'];
+  if (keyFile !== undefined && values.platform !== undefined) throw new UsageError('give --platform or --public-key-file, not both');
+
+  let publicKeyPem: string;
+  let keySource: string;
+  if (keyFile !== undefined) {
+    try {
+      publicKeyPem = fs.readFileSync(keyFile, 'utf8');
+      checkPublicKeyPem(publicKeyPem);
+    } catch (err) {
+      throw new Error(`${keyFile}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    keySource = `the public key in ${keyFile}`;
+  } else {
+    const found = await withStore(config, async (store) => {
+      await migrate(store);
+      const platform = values.platform ? await getPlatform(store.db, values.platform) : await findBootstrapPlatform(store.db);
+      return platform && { platform, key: await webhookPublicKey(store.db, platform.id), location: `${store.kind} ${store.location}` };
+    });
+    if (!found) {
+      process.stderr.write(values.platform ? 'corridor: no such platform\n' : 'corridor: no sandbox platform yet (run "corridor start" once, or pass --platform)\n');
+      return 1;
+    }
+    publicKeyPem = found.key;
+    keySource = `the signing key of ${found.platform.id} (${found.location})`;
+  }
+
+  const listener = await startListener({
+    port: Number(portText),
+    host: values.host ?? '127.0.0.1',
+    publicKeyPem,
+    json: values.json ?? false,
+    write: (line) => process.stdout.write(`${line}\n`),
+  });
+  const serverHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const api = config.port === 0 ? `<corridor URL>${BASE_PATH}` : `http://${serverHost}:${config.port}${BASE_PATH}`;
+  process.stderr.write(
+    [
+      `Listening for webhooks on ${listener.url}`,
+      `  verifying with ${keySource}`,
+      '  point the platform at it (a TEST event follows):',
+      `    curl -u '<clientId>:<clientSecret>' -X PATCH ${api}/config -H 'content-type: application/json' -d '${JSON.stringify({ webhookEndpoint: listener.url })}'`,
+      '  answers 200 to a good signature (this approves INCOMING_PAYMENT.PENDING), 401 to a bad one. Ctrl-C stops.',
+      '',
+    ].join('\n'),
+  );
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await listener.close();
+  process.stderr.write('listener stopped\n');
+  return 0;
 }

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
+import { prepared } from '../store/prepared.ts';
 import { retryOnConflict } from '../store/retry.ts';
 import type { Database } from '../store/schema.ts';
 import { errors } from './errors.ts';
@@ -64,32 +65,39 @@ export async function runOnce(
   const outcome = await retryOnConflict(() => ctx.db.transaction().execute(async (trx): Promise<Outcome & { hit?: boolean }> => {
     if (key === undefined) return effect(trx);
     const hash = requestHash(req);
-    const inserted = await trx
-      .insertInto('idempotency_keys')
-      .values({ platform_id: platformId, key, request_hash: hash, response_status: IN_FLIGHT, response_body: '', created_at: new Date(ctx.deps.clock.nowMs()).toISOString() })
-      .onConflict((oc) => oc.columns(['platform_id', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
+    const inserted = await insertKey.first(trx, { platformId, key, hash, at: new Date(ctx.deps.clock.nowMs()).toISOString() });
     if (inserted === undefined) {
-      const prior = await trx
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('platform_id', '=', platformId)
-        .where('key', '=', key)
-        .executeTakeFirstOrThrow();
+      const prior = await selectKey.first(trx, { platformId, key });
+      if (!prior) throw new Error(`idempotency key ${key} neither inserted nor found`);
       if (prior.request_hash !== hash) throw errors.idempotencyKeyReused();
       if (prior.response_status === IN_FLIGHT) throw errors.idempotencyInProgress();
       return { status: prior.response_status, body: JSON.parse(prior.response_body) as unknown, hit: true };
     }
     const result = await effect(trx);
-    await trx
-      .updateTable('idempotency_keys')
-      .set({ response_status: result.status, response_body: JSON.stringify(result.body) })
-      .where('platform_id', '=', platformId)
-      .where('key', '=', key)
-      .execute();
+    await storeResponse.run(trx, { platformId, key, status: result.status, body: JSON.stringify(result.body) });
     return result;
   }));
   if (outcome.hit) reply.header('Idempotency-Hit', 'true');
   return reply.code(outcome.status).send(outcome.body);
 }
+
+// Money-moving requests carry a key: its statements are compiled once (see store/prepared.ts).
+const insertKey = prepared((db, a: { platformId: string; key: string; hash: string; at: string }) =>
+  db
+    .insertInto('idempotency_keys')
+    .values({ platform_id: a.platformId, key: a.key, request_hash: a.hash, response_status: IN_FLIGHT, response_body: '', created_at: a.at })
+    .onConflict((oc) => oc.columns(['platform_id', 'key']).doNothing())
+    .returning('key'),
+);
+
+const selectKey = prepared((db, a: { platformId: string; key: string }) =>
+  db.selectFrom('idempotency_keys').selectAll().where('platform_id', '=', a.platformId).where('key', '=', a.key),
+);
+
+const storeResponse = prepared((db, a: { platformId: string; key: string; status: number; body: string }) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ response_status: a.status, response_body: a.body })
+    .where('platform_id', '=', a.platformId)
+    .where('key', '=', a.key),
+);

@@ -3,7 +3,7 @@
  * column types: text (ids, ISO-8601 UTC timestamps that sort as text, JSON documents), bigint
  * (money in smallest units, read back as JS numbers ≤ 2^53−1) and integer 0/1 flags.
  */
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export interface PlatformsTable {
   id: string;
@@ -97,8 +97,16 @@ export interface OutboxEventsTable {
    * follow the platform's clock.
    */
   next_attempt_ms: number;
-  /** Platform-clock time of the first delivery attempt (null until tried); retries stop 7 days after it. */
+  /**
+   * Platform-clock time of the first attempt of the current retry schedule (null until tried);
+   * retries stop 7 days after it. A replay or recover starts a new schedule.
+   */
   first_attempt_at: string | null;
+  /**
+   * Attempts made before the current retry schedule began (0, or the count at the last replay or
+   * recover): the backoff counts attempts from here, the log's attempt numbers keep counting.
+   */
+  schedule_base: Generated<number>;
 }
 
 /** Per-platform webhook signing key (ECDSA P-256). The private key never leaves the server. */

@@ -6,15 +6,23 @@
  *
  * - Order: an event is never delivered while an older event (by id, i.e. creation order) of the
  *   same platform and resource is still PENDING or DELIVERING.
- * - Outcome: any 2xx → DELIVERED. 409 → FAILED. TEST and INCOMING_PAYMENT.PENDING are never retried
- *   (FAILED on anything but 2xx). Anything else (non-2xx, redirect, network error, 10 s timeout)
- *   retries after 30 s × 2^(attempt−1), at most 30 min apart, while the next attempt falls within
- *   7 days (platform clock) of the first; then FAILED.
+ * - Outcome: any 2xx → DELIVERED (a reply hook may decide otherwise, below). 409 → FAILED. TEST and
+ *   INCOMING_PAYMENT.PENDING are never retried (FAILED unless delivered). Anything else (non-2xx,
+ *   redirect, network error, 10 s timeout) retries after 30 s × 2^(n−1) (n: attempts since the schedule began), at most 30 min apart,
+ *   while the next attempt falls within 7 days (platform clock) of the schedule's first; then FAILED.
+ * - Reply hooks: a module may register a hook for an event type (`onReply`); it runs in the
+ *   transaction that records the attempt, so the receiver's answer takes effect exactly when the
+ *   attempt is logged (INCOMING_PAYMENT.PENDING: the platform's approval decision). It may say
+ *   whether the answer counts as delivered. The deliverer knows no module: modules register.
+ * - Replay (`replay`) sends an event again now under the same envelope id; recover (`recover`)
+ *   requeues FAILED events. Both start a fresh retry schedule (backoff from 30 s, a new 7-day
+ *   window) while attempt numbers keep counting, so each is unique in the log.
  * - Events of platforms without a webhookEndpoint are never claimed: they stay PENDING, untouched,
  *   and are delivered (in order) once an endpoint is configured.
  * - next_attempt_ms is on the system clock; a sandbox clock advance shifts PENDING events earlier
  *   (shiftPlatformSchedule) and then calls `drain(platformId)`, so retries follow the platform clock.
- * - A DELIVERING event whose lease ran out (its process died mid-attempt) is claimed again.
+ * - A DELIVERING event whose lease (20 s: above the 10 s request timeout plus recording, short
+ *   enough that a crashed process's attempts are retried soon) ran out is claimed again.
  */
 import type { Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
@@ -23,11 +31,15 @@ import { Poller } from '../lib/poller.ts';
 import { iso, platformNowMs } from '../lib/time.ts';
 import { settingsOf } from '../modules/platforms/platform-settings.ts';
 import type { StoreKind } from '../store/db.ts';
+import { retryOnConflict } from '../store/retry.ts';
 import type { Database, OutboxEventRow, PlatformRow } from '../store/schema.ts';
 import { signatureHeader, webhookSigningKey } from './keys.ts';
 
-/** How long a claimed attempt may take before another worker may take the event again. */
-const LEASE_MS = 60_000;
+/**
+ * How long a claimed attempt may take before another worker may take the event again: above the
+ * request timeout (plus recording the outcome), so a live attempt is never taken over.
+ */
+const LEASE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4096;
 const BATCH_SIZE = 20;
@@ -62,6 +74,29 @@ export interface AttemptResult {
   latencyMs: number;
 }
 
+/** What a reply hook is given: the event, its platform, and the receiver's answer. */
+export interface WebhookReply {
+  event: OutboxEventRow;
+  platform: PlatformRow;
+  /** The HTTP status; null when no response arrived (network error, timeout). */
+  status: number | null;
+  /** The first 4 KiB of the response body. */
+  body: string | null;
+  error: string | null;
+}
+
+/**
+ * Whether the answer counts as delivered (overriding "2xx is delivered"); undefined keeps the
+ * usual rule. Retry rules still apply to an answer that does not count.
+ */
+export type ReplyVerdict = { delivered: boolean } | undefined;
+
+/**
+ * Runs in the transaction that records the attempt; what it writes commits with the log row. If it
+ * throws, the attempt is still recorded (without the hook's effect) and the error is reported.
+ */
+export type ReplyHook = (trx: Kysely<Database>, reply: WebhookReply) => Promise<ReplyVerdict>;
+
 /** The retry delay after failed attempt number `attempt` (1-based). */
 export function retryDelayMs(attempt: number): number {
   return Math.min(RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 30), RETRY_CAP_MS);
@@ -71,6 +106,8 @@ export class WebhookDeliverer {
   private readonly poller: Poller;
   /** Aborts attempts in flight when the app stops. */
   private readonly shutdown = new AbortController();
+  /** Reply hooks by event type; modules register theirs (see `onReply`). */
+  private readonly replyHooks = new Map<string, ReplyHook>();
 
   constructor(private readonly o: DelivererOptions) {
     this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onError?.(err));
@@ -83,6 +120,11 @@ export class WebhookDeliverer {
   async stop(): Promise<void> {
     this.shutdown.abort();
     await this.poller.stop();
+  }
+
+  /** Registers the hook that acts on receivers' answers to events of `type` (one per type). */
+  onReply(type: string, hook: ReplyHook): void {
+    this.replyHooks.set(type, hook);
   }
 
   /**
@@ -219,22 +261,44 @@ export class WebhookDeliverer {
     }
   }
 
+  /**
+   * Records an attempt's outcome. A reply hook for the event's type runs in the same transaction;
+   * if that transaction fails because of the hook, the attempt is recorded again without it (so
+   * the log and the event's status never depend on the hook) and the error is reported.
+   */
   private async record(c: Claimed, at: string, r: AttemptResult): Promise<void> {
-    const e = c.event;
-    const ok = r.status !== null && r.status >= 200 && r.status < 300;
-    let status = 'DELIVERED';
-    let next = e.next_attempt_ms;
-    if (!ok) {
-      const delay = retryDelayMs(e.attempts);
-      const nowPlatform = Date.parse(at);
-      const withinWindow = nowPlatform + delay <= Date.parse(e.first_attempt_at ?? at) + RETRY_WINDOW_MS;
-      if (r.status === 409 || NO_RETRY_TYPES.has(e.type) || !withinWindow) status = 'FAILED';
-      else {
-        status = 'PENDING';
-        next = this.o.clock.nowMs() + delay;
-      }
+    const hook = this.replyHooks.get(c.event.type);
+    try {
+      await retryOnConflict(() => this.writeOutcome(c, at, r, hook));
+    } catch (err) {
+      if (!hook) throw err;
+      this.o.onError?.(err);
+      const note = `reply not applied: ${err instanceof Error ? err.message : String(err)}`;
+      await retryOnConflict(() => this.writeOutcome(c, at, { ...r, error: r.error ? `${r.error}; ${note}` : note }, undefined));
     }
+  }
+
+  private async writeOutcome(c: Claimed, at: string, r: AttemptResult, hook: ReplyHook | undefined): Promise<void> {
+    const e = c.event;
     await this.o.db.transaction().execute(async (trx) => {
+      let verdict: ReplyVerdict;
+      if (hook) {
+        const platform = await trx.selectFrom('platforms').selectAll().where('id', '=', e.platform_id).executeTakeFirst();
+        if (platform) verdict = await hook(trx, { event: e, platform, status: r.status, body: r.body, error: r.error });
+      }
+      const ok = verdict ? verdict.delivered : r.status !== null && r.status >= 200 && r.status < 300;
+      let status = 'DELIVERED';
+      let next = 0;
+      if (!ok) {
+        const delay = retryDelayMs(e.attempts - e.schedule_base);
+        const nowPlatform = Date.parse(at);
+        const withinWindow = nowPlatform + delay <= Date.parse(e.first_attempt_at ?? at) + RETRY_WINDOW_MS;
+        if (r.status === 409 || NO_RETRY_TYPES.has(e.type) || !withinWindow) status = 'FAILED';
+        else {
+          status = 'PENDING';
+          next = this.o.clock.nowMs() + delay;
+        }
+      }
       await trx
         .insertInto('webhook_attempts')
         .values({
@@ -252,12 +316,70 @@ export class WebhookDeliverer {
         .execute();
       await trx
         .updateTable('outbox_events')
-        .set({ status, next_attempt_ms: status === 'PENDING' ? next : 0 })
+        .set({ status, next_attempt_ms: next })
         .where('id', '=', e.id)
         .where('status', '=', 'DELIVERING')
         .where('attempts', '=', e.attempts)
         .execute();
     });
+  }
+
+  /**
+   * Sends one event again now, under the same envelope id (receivers de-duplicate on it), and
+   * records the attempt; a failure retries on a fresh schedule. Throws 404 for an id that is not
+   * the platform's, 400 WEBHOOK_ENDPOINT_NOT_SET, and 409 while an attempt is in flight.
+   */
+  async replay(platform: PlatformRow, eventId: string): Promise<AttemptResult> {
+    const url = settingsOf(platform).webhookEndpoint;
+    const now = this.o.clock.nowMs();
+    const offsetMs = Number(platform.clock_offset_ms);
+    const at = iso(now + offsetMs);
+    const event = await this.o.db.transaction().execute(async (trx) => {
+      let q = trx.selectFrom('outbox_events').selectAll().where('platform_id', '=', platform.id).where('id', '=', eventId);
+      if (this.o.kind === 'postgres') q = q.forUpdate();
+      const e = await q.executeTakeFirst();
+      if (!e) throw errors.notFound('Webhook delivery', eventId);
+      if (!url) throw errors.webhookEndpointNotSet();
+      const inFlight = () => errors.conflict(`An attempt to deliver ${eventId} is in flight; replay it once that attempt is recorded`);
+      if (e.status === 'DELIVERING' && Number(e.next_attempt_ms) > now) throw inFlight();
+      const claimed: OutboxEventRow = {
+        ...e,
+        status: 'DELIVERING',
+        attempts: e.attempts + 1,
+        schedule_base: e.attempts,
+        first_attempt_at: at,
+        next_attempt_ms: now + LEASE_MS,
+      };
+      // Compare-and-set, as in `claim`: a worker that took the event meanwhile wins.
+      const r = await trx
+        .updateTable('outbox_events')
+        .set({ status: claimed.status, attempts: claimed.attempts, schedule_base: claimed.schedule_base, first_attempt_at: at, next_attempt_ms: claimed.next_attempt_ms })
+        .where('id', '=', e.id)
+        .where('status', '=', e.status)
+        .where('attempts', '=', e.attempts)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) throw inFlight();
+      return claimed;
+    });
+    return this.attempt({ event, url: url!, offsetMs });
+  }
+
+  /**
+   * Requeues the platform's FAILED events created at or after `since` (platform-clock ISO time),
+   * each on a fresh retry schedule; the background loop delivers them in the usual (per-resource)
+   * order. Returns their ids, oldest first. 400 WEBHOOK_ENDPOINT_NOT_SET without an endpoint.
+   */
+  async recover(platform: PlatformRow, since: string): Promise<string[]> {
+    if (!settingsOf(platform).webhookEndpoint) throw errors.webhookEndpointNotSet();
+    const rows = await this.o.db
+      .updateTable('outbox_events')
+      .set((eb) => ({ status: 'PENDING', next_attempt_ms: 0, first_attempt_at: null, schedule_base: eb.ref('attempts') }))
+      .where('platform_id', '=', platform.id)
+      .where('status', '=', 'FAILED')
+      .where('created_at', '>=', since)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id).sort();
   }
 
   /**
@@ -281,6 +403,7 @@ export class WebhookDeliverer {
       attempts: 1,
       next_attempt_ms: now + LEASE_MS,
       first_attempt_at: at,
+      schedule_base: 0,
     };
     await this.o.db.insertInto('outbox_events').values(event).execute();
     return this.attempt({ event, url, offsetMs });

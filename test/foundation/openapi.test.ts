@@ -1,12 +1,13 @@
 /**
  * The generated OpenAPI document: valid OpenAPI 3.1, served without auth, and listing every
- * operation the server actually registered (derived from the running app, not a hand list).
- * Also /docs and /healthz.
+ * operation the server actually registered (derived from the running app, not a hand list), and,
+ * in its `webhooks` section, every event type of the catalogue. Also /docs and /healthz.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { BASE_PATH } from '../../src/config.ts';
+import { WEBHOOK_TYPES, WEBHOOKS } from '../../src/webhooks/catalogue.ts';
 import { Client } from '../helpers/http.ts';
 import { laneStore, startServer, type TestServer } from '../helpers/server.ts';
 import { checkEnvelope } from './util.ts';
@@ -143,6 +144,65 @@ describe('OpenAPI document', () => {
         for (const name of Object.keys(req)) expect(schemes, `${op} uses ${name}`).toContain(name);
       }
     }
+  });
+});
+
+describe('OpenAPI webhooks section (the event catalogue)', () => {
+  const post = (key: string) => doc.webhooks?.[key]?.post;
+  const schemaOf = (key: string) => post(key).requestBody.content['application/json'].schema;
+
+  it('has one webhook per catalogue entry, keyed and named like the live API', () => {
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(Object.values(WEBHOOKS).map((w) => w.key).sort());
+    for (const w of Object.values(WEBHOOKS)) {
+      expect(post(w.key)?.operationId, w.key).toBe(w.operationId);
+      expect(post(w.key).tags).toEqual(['Webhooks']);
+    }
+    expect(post('outgoing-payment').operationId).toBe('outgoingPaymentWebhook');
+    expect(post('incoming-payment').operationId).toBe('incomingPaymentWebhook');
+    // Not built: left out.
+    for (const key of ['bulk-upload', 'invitation-claimed', 'card-transaction']) expect(doc.webhooks[key]).toBeUndefined();
+    // operationIds stay unique across paths and webhooks.
+    const ids = [...documentedOperations().values()].map((s) => s.operationId).concat(Object.values(doc.webhooks).map((i: any) => i.post.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('lists every WebhookType exactly once, each with the envelope {id, type, timestamp, data}', () => {
+    const listed: string[] = [];
+    for (const key of Object.keys(doc.webhooks)) {
+      const schema = schemaOf(key);
+      expect(schema.type).toBe('object');
+      expect(schema.additionalProperties).toBe(false);
+      expect(Object.keys(schema.properties)).toEqual(['id', 'type', 'timestamp', 'data']);
+      expect([...schema.required].sort()).toEqual(['data', 'id', 'timestamp', 'type']);
+      expect(schema.properties.timestamp).toMatchObject({ type: 'string', format: 'date-time' });
+      expect(schema.properties.type.type).toBe('string');
+      listed.push(...schema.properties.type.enum);
+    }
+    expect([...listed].sort()).toEqual([...WEBHOOK_TYPES].sort());
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(WEBHOOK_TYPES.length).toBe(32);
+    // The data schemas come from the route schemas (titles carried over).
+    expect(schemaOf('customer-update').properties.data.title).toBe('CustomerOneOf');
+    expect(schemaOf('internal-account-status').properties.data.title).toBe('InternalAccount');
+    expect(schemaOf('external-account-status').properties.data.title).toBe('ExternalAccount');
+    expect(schemaOf('verification-update').properties.data.title).toBe('Verification');
+    expect(schemaOf('outgoing-payment').properties.data.properties.type).toMatchObject({ const: 'OUTGOING' });
+    expect(schemaOf('incoming-payment').properties.data.properties).toHaveProperty('requestedReceiverCustomerInfoFields');
+  });
+
+  it('documents the receiver replies and the WebhookSignature scheme', () => {
+    expect(doc.components.securitySchemes.WebhookSignature).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' }));
+    for (const key of Object.keys(doc.webhooks)) {
+      expect(post(key).security, key).toEqual([{ WebhookSignature: [] }]);
+      expect(post(key).requestBody.required).toBe(true);
+      expect(Object.keys(post(key).responses), key).toEqual(expect.arrayContaining(['200', '409']));
+    }
+    const incoming = post('incoming-payment').responses;
+    expect(Object.keys(incoming)).toEqual(expect.arrayContaining(['200', '202', '403', '409', '422']));
+    expect(incoming['200'].content['application/json'].schema.properties).toHaveProperty('receiverCustomerInfo');
+    expect(incoming['403'].content['application/json'].schema.properties).toHaveProperty('reason');
+    expect(incoming['422'].content['application/json'].schema.properties).toHaveProperty('requiredFields');
+    expect(post('outgoing-payment').responses['202']).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 import { advance, balances, eventsFor, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx, type Wire } from './util.ts';
 
 let srv: TestServer;
@@ -113,7 +114,11 @@ describe('incoming UMA payments (POST /sandbox/uma/receive)', () => {
 
   it('with a webhook endpoint it waits for approve or reject, and times out after 5 seconds', async () => {
     const p = await srv.newPlatform();
-    await p.api.patch('/config', { webhookEndpoint: 'http://127.0.0.1:9/hooks' });
+    // The receiver answers the approval request with 202: the decision comes from the API calls below.
+    const hooks = await startReceiver();
+    onTestFinished(() => hooks.close());
+    hooks.respond = () => ({ status: 202 });
+    await p.api.patch('/config', { webhookEndpoint: hooks.url });
     const { customer, account } = await customerWithUsd(p);
     const receive = (amount: number) => p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: amount });
 
@@ -126,7 +131,8 @@ describe('incoming UMA payments (POST /sandbox/uma/receive)', () => {
 
     const rejected = (await receive(2_000)).body;
     const no = await p.api.post(`/transactions/${rejected.id}/reject`, { reason: 'RESTRICTED_JURISDICTION' });
-    expect(no.body).toMatchObject({ status: 'REJECTED', failureReason: 'RESTRICTED_JURISDICTION' });
+    expect(no.body).toMatchObject({ status: 'REJECTED' });
+    expect(no.body).not.toHaveProperty('failureReason');
 
     const timedOut = (await receive(4_000)).body;
     await advance(p, 5);

@@ -177,6 +177,21 @@ describe('POST /transfer-in', () => {
     });
   }
 
+  it('cancels a pending pull: FAILED with COLLECTION_FAILED, nothing credited', async () => {
+    const { p, account } = await setup(0);
+    const ext = await platformExternal(p, '005');
+    const res = await p.api.post('/transfer-in', { source: { accountId: ext }, destination: { accountId: account }, amount: 5_000 });
+    expect(res.body.status).toBe('PENDING');
+    const cancelled = await p.api.post(`/transactions/${res.body.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'FAILED', failureReason: 'COLLECTION_FAILED' });
+    expect(cancelled.body.refund).toBeUndefined();
+    await advance(p, 31); // the rail's own failure later must not move anything again
+    expect(await balances(p, account)).toEqual({ balance: 0, total: 0 });
+    expect(await eventsFor(srv, res.body.id)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
+    await expectLedgerClean(srv, p.id);
+  });
+
   it('refuses accounts that cannot be pulled from and a missing amount', async () => {
     const { p, account } = await setup(0);
     const ext = await platformExternal(p, '001');

@@ -21,6 +21,7 @@ import { ApiError, errors } from '../../http/errors.ts';
 import { iso, platformNowMs } from '../../lib/time.ts';
 import { enqueueEvent } from '../../outbox/outbox.ts';
 import type { CustomerRow, Database, PlatformRow } from '../../store/schema.ts';
+import type { WebhookType } from '../../webhooks/catalogue.ts';
 import { findCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { createInternalAccount, holdingTypeFor } from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
@@ -134,7 +135,7 @@ export function initialKycStatus(platform: PlatformRow, fullName: string | undef
 }
 
 /** The CUSTOMER.* webhook type for entering `status`, if that status has one. */
-export function customerStatusEventType(customerType: string, status: string): string | undefined {
+export function customerStatusEventType(customerType: string, status: string): WebhookType | undefined {
   const kind = customerType === 'BUSINESS' ? 'KYB' : 'KYC';
   return status === 'PENDING' || status === 'APPROVED' || status === 'REJECTED' ? `CUSTOMER.${kind}_${status}` : undefined;
 }

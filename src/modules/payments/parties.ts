@@ -7,11 +7,10 @@ import { findCurrency } from '../../lib/currencies.ts';
 import type { ExternalAccountRow, InternalAccountRow } from '../../store/schema.ts';
 import { findCustomer } from '../customers/customers.repo.ts';
 import { payoutRailFor } from '../exchange-rates/exchange-rates.service.ts';
-import { findExternalAccount } from '../external-accounts/external-accounts.repo.ts';
 import { externalAccountToWire, sandboxSuffix } from '../external-accounts/external-accounts.service.ts';
-import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
 import { fundingInstructions } from '../internal-accounts/funding.ts';
 import type { Env } from './payment-engine.ts';
+import { selectInternalAccount, selectLiveExternalAccount } from './payment-statements.ts';
 import { quoteScenario, sandboxUmaParty, type Scenario } from './sandbox-outcomes.ts';
 
 export interface ResolvedSource {
@@ -41,14 +40,14 @@ export interface ResolvedDestination {
 export const PULLABLE_ACCOUNT_TYPES: ReadonlySet<string> = new Set(['US_ACCOUNT']);
 
 export async function activeInternalAccount(env: Env, id: string, field: string): Promise<InternalAccountRow> {
-  const row = await findInternalAccount(env.trx, env.platform.id, id);
+  const row = await selectInternalAccount.first(env.trx, { platformId: env.platform.id, id });
   if (!row) throw errors.notFound('Internal account', id);
   if (row.status !== 'ACTIVE') throw errors.invalidField(field, `internal account ${id} is ${row.status}`);
   return row;
 }
 
 export async function liveExternalAccount(env: Env, id: string): Promise<ExternalAccountRow> {
-  const row = await findExternalAccount(env.trx, env.platform.id, id, 'any');
+  const row = await selectLiveExternalAccount.first(env.trx, { platformId: env.platform.id, id });
   if (!row) throw errors.notFound('External account', id);
   return row;
 }

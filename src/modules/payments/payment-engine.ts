@@ -16,11 +16,13 @@ import { scheduleJob } from '../../jobs/jobs.ts';
 import { postEntry, systemAccount, type Posting } from '../../ledger/ledger.ts';
 import { currency } from '../../lib/currencies.ts';
 import { iso, platformNowMs } from '../../lib/time.ts';
-import { enqueueEvent } from '../../outbox/outbox.ts';
+import { enqueueEvent, enqueueEvents, type EventInput } from '../../outbox/outbox.ts';
 import type { Database, PlatformRow, TransactionRow } from '../../store/schema.ts';
+import { paymentEventType, type PaymentEventSuffix } from '../../webhooks/catalogue.ts';
 import { internalAccountToWire } from '../internal-accounts/internal-accounts.service.ts';
 import type { RefundWire, TransactionWire } from './payments.schemas.ts';
 import { parseScenario, type RefundReason, type Scenario } from './sandbox-outcomes.ts';
+import { completeInFlight, completeTransaction, finishQuote, selectTransaction } from './payment-statements.ts';
 import { transitionQuote, transitionTransaction } from './transactions.repo.ts';
 
 export const JOB_SETTLE = 'PAYMENT_SETTLE';
@@ -33,13 +35,40 @@ export interface Env {
   ctx: AppContext;
   platform: PlatformRow;
   at: string;
+  /** Events held back to be written together at the end of `batchEvents`; unset: written at once. */
+  events?: EventInput[] | undefined;
+}
+
+/**
+ * Runs `fn` with the events it emits written in one INSERT when it finishes (a payment step emits
+ * two to four). On failure nothing is written — the caller's transaction rolls back anyway.
+ */
+export async function batchEvents<T>(env: Env, fn: () => Promise<T>): Promise<T> {
+  if (env.events) return fn();
+  env.events = [];
+  try {
+    const result = await fn();
+    await enqueueEvents(env.trx, env.events);
+    return result;
+  } finally {
+    env.events = undefined;
+  }
+}
+
+/** Queues one event: into the batch when `batchEvents` is running, else written at once. */
+async function emit(env: Env, e: EventInput): Promise<void> {
+  if (env.events) env.events.push(e);
+  else await enqueueEvent(env.trx, e);
 }
 
 export function envFor(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow): Env {
   return { trx, ctx, platform, at: iso(platformNowMs(ctx.deps.clock, platform)) };
 }
 
-/** Statuses a payment is in flight in: a quote's transaction is PENDING until executed (no money held yet). */
+/**
+ * Statuses a payment is in flight in: a quote's transaction is PENDING until executed (no money
+ * held yet). `completeInFlight` (payment-statements.ts) states the same rule in SQL.
+ */
 function inFlight(t: TransactionRow): string[] {
   return t.kind === 'QUOTE' ? ['PROCESSING'] : ['PENDING', 'PROCESSING'];
 }
@@ -82,11 +111,11 @@ export function transactionToWire(t: TransactionRow): TransactionWire {
 }
 
 /** Queues `<INCOMING|OUTGOING>_PAYMENT.<suffix>` carrying the transaction as it now is. */
-export async function emitPayment(env: Env, t: TransactionRow, suffix: string): Promise<void> {
-  await enqueueEvent(env.trx, {
+export async function emitPayment(env: Env, t: TransactionRow, suffix: PaymentEventSuffix): Promise<void> {
+  await emit(env, {
     id: env.ctx.deps.ids.next('Webhook'),
     platformId: env.platform.id,
-    type: `${t.type === 'INCOMING' ? 'INCOMING_PAYMENT' : 'OUTGOING_PAYMENT'}.${suffix}`,
+    type: paymentEventType(t.type, suffix),
     resourceId: t.id,
     data: transactionToWire(t),
     at: env.at,
@@ -97,7 +126,7 @@ export async function emitPayment(env: Env, t: TransactionRow, suffix: string): 
 export async function postAndNotify(env: Env, kind: string, referenceId: string, postings: Posting[]): Promise<void> {
   const moved = await postEntry(env.trx, { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at });
   for (const row of moved) {
-    await enqueueEvent(env.trx, {
+    await emit(env, {
       id: env.ctx.deps.ids.next('Webhook'),
       platformId: env.platform.id,
       type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
@@ -211,7 +240,7 @@ async function move(env: Env, t: TransactionRow, from: string[], set: Partial<Tr
 }
 
 async function moveQuote(env: Env, t: TransactionRow, status: string): Promise<void> {
-  if (t.quote_id) await transitionQuote(env.trx, t.quote_id, ['PENDING', 'PROCESSING'], { status, updated_at: env.at });
+  if (t.quote_id) await finishQuote.run(env.trx, { id: t.quote_id, status, at: env.at });
 }
 
 /** Starts the sandbox outcome of a payment that has just begun (hold already taken). */
@@ -232,8 +261,27 @@ export async function scheduleOutcome(env: Env, t: TransactionRow): Promise<Tran
 
 /** Settles an in-flight payment: money reaches its destination. */
 export async function completePayment(env: Env, t: TransactionRow): Promise<TransactionRow | undefined> {
-  const next = await move(env, t, inFlight(t), { status: 'COMPLETED', settled_at: env.at });
-  if (!next) return undefined;
+  // Every payment settles: the compare-and-set is a statement compiled once per shape.
+  const from = inFlight(t);
+  const args: { id: string; at: string } & Record<string, unknown> = { id: t.id, at: env.at };
+  from.forEach((s, i) => (args[`from${i}`] = s));
+  if ((await completeTransaction(from.length).run(env.trx, args)) === 0) return undefined;
+  const next: TransactionRow = { ...t, status: 'COMPLETED', settled_at: env.at, updated_at: env.at };
+  await completed(env, next);
+  return next;
+}
+
+/**
+ * The settlement job: completes the payment if it is still in flight, in one statement that also
+ * reads it (the compare-and-set returns the row), then moves its money and sends its events.
+ */
+async function settleJob(env: Env, transactionId: string): Promise<void> {
+  const next = await completeInFlight.first(env.trx, { platformId: env.platform.id, id: transactionId, at: env.at });
+  if (next) await completed(env, next);
+}
+
+/** What follows a payment's move to COMPLETED (`t` as it now is): ledger, quote, events, return. */
+async function completed(env: Env, t: TransactionRow): Promise<void> {
   if (t.type === 'OUTGOING') {
     await settleOutgoing(env, t);
   } else if (t.kind === 'TRANSFER_IN') {
@@ -249,7 +297,7 @@ export async function completePayment(env: Env, t: TransactionRow): Promise<Tran
     ]);
   }
   await moveQuote(env, t, 'COMPLETED');
-  await emitPayment(env, next, 'COMPLETED');
+  await emitPayment(env, t, 'COMPLETED');
   const s = parseScenario(t.scenario);
   if (s.kind === 'RETURNED') {
     await scheduleJob(env.trx, env.ctx.deps.clock, {
@@ -261,7 +309,6 @@ export async function completePayment(env: Env, t: TransactionRow): Promise<Tran
       at: env.at,
     });
   }
-  return next;
 }
 
 /**
@@ -325,12 +372,12 @@ export async function returnPayment(env: Env, t: TransactionRow): Promise<Transa
 export function registerPaymentJobs(ctx: AppContext): void {
   const load = async (trx: Kysely<Database>, platform: PlatformRow, payload: string) => {
     const { transactionId } = JSON.parse(payload) as { transactionId: string };
-    const t = await trx.selectFrom('transactions').selectAll().where('platform_id', '=', platform.id).where('id', '=', transactionId).executeTakeFirst();
-    return t;
+    return selectTransaction.first(trx, { platformId: platform.id, id: transactionId });
   };
   ctx.jobHandlers.set(JOB_SETTLE, async (trx, job, platform) => {
-    const t = await load(trx, platform, job.payload);
-    if (t) await completePayment(envFor(trx, ctx, platform), t);
+    const { transactionId } = JSON.parse(job.payload) as { transactionId: string };
+    const env = envFor(trx, ctx, platform);
+    await batchEvents(env, () => settleJob(env, transactionId));
   });
   ctx.jobHandlers.set(JOB_FAIL, async (trx, job, platform) => {
     const t = await load(trx, platform, job.payload);

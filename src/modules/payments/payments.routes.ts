@@ -7,6 +7,7 @@ import { errors } from '../../http/errors.ts';
 import { runOnce } from '../../http/idempotency.ts';
 import { CurrencyCode, errorResponses, IdString, Obj } from '../../http/schemas.ts';
 import { platformNowMs } from '../../lib/time.ts';
+import { retryOnConflict } from '../../store/retry.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
 import { registerPaymentJobs, transactionToWire } from './payment-engine.ts';
 import {
@@ -203,7 +204,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const { platform } = platformOf(req);
           const id = req.params.transactionId;
           const b = req.body as { reason?: string; receiptDeliveryConfirmedAt?: string; receiverCustomerInfo?: Record<string, string> };
-          return ctx.db.transaction().execute((trx) => {
+          return retryOnConflict(() => ctx.db.transaction().execute((trx) => {
             switch (a.operationId) {
               case 'cancelTransaction':
                 return cancelTransaction(trx, ctx, platform, id);
@@ -214,7 +215,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               default:
                 return decideIncoming(trx, ctx, platform, id, { approve: false, reason: b.reason });
             }
-          });
+          }));
         },
       );
     }
@@ -236,7 +237,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (req) => {
         const { platform } = platformOf(req);
-        return ctx.db.transaction().execute((trx) => sandboxSend(trx, ctx, platform, req.body));
+        return retryOnConflict(() => ctx.db.transaction().execute((trx) => sandboxSend(trx, ctx, platform, req.body)));
       },
     );
 
@@ -262,7 +263,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (req) => {
         const { platform } = platformOf(req);
-        return ctx.db.transaction().execute((trx) => sandboxUmaReceive(trx, ctx, platform, req.body));
+        return retryOnConflict(() => ctx.db.transaction().execute((trx) => sandboxUmaReceive(trx, ctx, platform, req.body)));
       },
     );
   };

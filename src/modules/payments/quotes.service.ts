@@ -14,10 +14,11 @@ import type { Database, PlatformRow, QuoteRow, TransactionRow } from '../../stor
 import { crossCurrencyFeeTerms, sendingLimits } from '../exchange-rates/exchange-rates.service.ts';
 import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
-import { emitPayment, envFor, holdOutgoing, scheduleOutcome, type Env } from './payment-engine.ts';
+import { batchEvents, emitPayment, envFor, holdOutgoing, scheduleOutcome, type Env } from './payment-engine.ts';
 import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
 import { resolveDestination, resolveSource, type ResolvedDestination, type ResolvedSource } from './parties.ts';
-import { findQuote, insertQuote, insertTransaction, transitionQuote, transitionTransaction } from './transactions.repo.ts';
+import { insertQuoteRow, insertTransactionRow } from './payment-statements.ts';
+import { findQuote, transitionQuote, transitionTransaction } from './transactions.repo.ts';
 
 /** How long a locked quote's rate holds: the live API's "typically 1–5 minutes". */
 export const QUOTE_TTL_MS = 5 * 60_000;
@@ -134,10 +135,10 @@ export async function createQuote(trx: Kysely<Database>, ctx: AppContext, platfo
     created_at: env.at,
     updated_at: env.at,
   };
-  await insertTransaction(trx, txn);
-  await insertQuote(trx, quote);
+  if (body.immediatelyExecute && !source.realtime) return quoteToWire(await createExecuted(env, quote, txn), nowMs);
+  await insertTransactionRow.run(trx, txn);
+  await insertQuoteRow.run(trx, quote);
   await emitPayment(env, txn, 'PENDING');
-  if (body.immediatelyExecute && !source.realtime) return quoteToWire(await execute(env, quote, txn), nowMs);
   await scheduleJob(trx, ctx.deps.clock, { id: ctx.deps.ids.next('Job'), platformId: platform.id, kind: JOB_QUOTE_EXPIRE, payload: { quoteId }, delayMs: QUOTE_TTL_MS, at: env.at });
   return quoteToWire(quote, nowMs);
 }
@@ -195,6 +196,27 @@ function paymentInstructions(s: ResolvedSource, reference: string, amount: numbe
       accountOrWalletInfo: s.fundingInfo(reference),
     },
   ]);
+}
+
+/**
+ * A quote executed as it is created: its quote and transaction are written PROCESSING at once
+ * (nobody can have seen them PENDING), with the same events, hold and outcome as creating it and
+ * then executing it.
+ */
+async function createExecuted(env: Env, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
+  const processing = { ...txn, status: 'PROCESSING' };
+  const after = await batchEvents(env, async () => {
+    await emitPayment(env, txn, 'PENDING');
+    // The hold is the first write: a shortfall refuses the request before anything was written
+    // (which, on SQLite, keeps the refusal from costing the other requests of its commit group).
+    await holdOutgoing(env, processing);
+    await insertTransactionRow.run(env.trx, processing);
+    await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
+    await emitPayment(env, processing, 'PROCESSING');
+    return scheduleOutcome(env, processing);
+  });
+  // A payment that failed inside the request has already moved its quote to FAILED.
+  return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING' };
 }
 
 /** Takes the money and starts the payment: quote and transaction move to PROCESSING. */

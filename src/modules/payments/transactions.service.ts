@@ -1,6 +1,7 @@
 /**
  * Transactions after the fact: listing, cancelling a pending bank-rail transfer, confirming receipt
- * delivery, approving or rejecting an incoming payment that waits for the platform, and the two
+ * delivery, approving or rejecting an incoming payment that waits for the platform (by the API or
+ * by the answer to its INCOMING_PAYMENT.PENDING webhook), and the two
  * sandbox simulations that start payments from outside (paying a real-time funded quote, and an
  * incoming UMA payment).
  */
@@ -16,10 +17,11 @@ import type { Database, PlatformRow, TransactionRow } from '../../store/schema.t
 import { findCustomer } from '../customers/customers.repo.ts';
 import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
-import { completePayment, emitPayment, envFor, failPayment, holdOutgoing, scheduleOutcome, transactionToWire } from './payment-engine.ts';
+import { completePayment, emitPayment, envFor, failPayment, holdOutgoing, scheduleOutcome, transactionToWire, type Env } from './payment-engine.ts';
 import type { TransactionListQueryT, TransactionWire } from './payments.schemas.ts';
 import { sandboxUmaParty } from './sandbox-outcomes.ts';
 import { findQuote, findTransaction, insertTransaction, listTransactions, transitionQuote, transitionTransaction, updateTransaction } from './transactions.repo.ts';
+import { INCOMING_FAILURE_REASONS } from '../../webhooks/catalogue.ts';
 
 /** The live API gives the platform 5 seconds to approve or reject an incoming payment. */
 export const APPROVAL_WINDOW_MS = 5_000;
@@ -60,7 +62,10 @@ export async function cancelTransaction(trx: Kysely<Database>, ctx: AppContext, 
   if (t.kind !== 'TRANSFER_OUT' && t.kind !== 'TRANSFER_IN') {
     throw errors.invalidInput(`Only pending bank-rail transfers can be cancelled; ${id} is a ${t.kind === 'QUOTE' ? 'quote payment' : 'UMA payment'}`);
   }
-  const failed = t.status === 'PENDING' ? await failPayment(envFor(trx, ctx, platform), t, null, 'COMPLETED', 'USER_CANCELLATION') : undefined;
+  // docs/payments.md: a cancelled pull ends like a failed one (COLLECTION_FAILED); a cancelled push
+  // carries no failure reason, only its refund with reason USER_CANCELLATION.
+  const reason = t.kind === 'TRANSFER_IN' ? 'COLLECTION_FAILED' : null;
+  const failed = t.status === 'PENDING' ? await failPayment(envFor(trx, ctx, platform), t, reason, 'COMPLETED', 'USER_CANCELLATION') : undefined;
   if (!failed) throw new ApiError(409, 'TRANSACTION_NOT_CANCELLABLE', `Transaction ${id} is ${t.status} and can no longer be cancelled`);
   return transactionToWire(failed);
 }
@@ -77,6 +82,11 @@ function awaitingApproval(t: TransactionRow): boolean {
   return t.kind === 'UMA_RECEIVE' && t.status === 'PENDING' && !!t.extra && (JSON.parse(t.extra) as { awaitingApproval?: boolean }).awaitingApproval === true;
 }
 
+/** The platform's decision on an incoming payment waiting for it. */
+type Decision =
+  | { approve: true; receiverCustomerInfo?: Record<string, unknown> | undefined }
+  | { approve: false; status: 'REJECTED' | 'FAILED'; reason: string | null; requiredFields?: string[] | undefined };
+
 /** Approves (credits) or rejects an incoming payment waiting for the platform's decision. */
 export async function decideIncoming(
   trx: Kysely<Database>,
@@ -90,19 +100,29 @@ export async function decideIncoming(
   if (!awaitingApproval(t)) {
     throw new ApiError(409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${id} is not waiting for the platform's approval`);
   }
-  const env = envFor(trx, ctx, platform);
-  const extra: Record<string, unknown> = { ...(JSON.parse(t.extra!) as Record<string, unknown>), awaitingApproval: false };
-  if (decision.approve && decision.receiverCustomerInfo) extra.receiverCustomerInfo = decision.receiverCustomerInfo;
-  const row = { ...t, extra: JSON.stringify(extra) };
-  await updateTransaction(trx, t.id, { extra: row.extra });
-  if (decision.approve) {
-    const done = await completePayment(env, row);
-    return transactionToWire(done ?? row);
-  }
-  return transactionToWire(await rejectIncoming(env, row, 'REJECTED', decision.reason ?? null));
+  const d: Decision = decision.approve ? decision : { approve: false, status: 'REJECTED', reason: decision.reason ?? null };
+  return transactionToWire(await applyDecision(envFor(trx, ctx, platform), t, d));
 }
 
-async function rejectIncoming(env: ReturnType<typeof envFor>, t: TransactionRow, status: 'REJECTED' | 'FAILED', reason: string | null): Promise<TransactionRow> {
+/** Carries a decision out on a transaction known to await approval (the caller holds its row). */
+async function applyDecision(env: Env, t: TransactionRow, d: Decision): Promise<TransactionRow> {
+  const extra: Record<string, unknown> = { ...(JSON.parse(t.extra!) as Record<string, unknown>), awaitingApproval: false };
+  if (d.approve && d.receiverCustomerInfo) extra.receiverCustomerInfo = d.receiverCustomerInfo;
+  if (!d.approve && d.requiredFields) extra.requiredFields = d.requiredFields;
+  // `failureReason` only ever carries the live enum's values; the platform's own words for a
+  // rejection (e.g. RESTRICTED_JURISDICTION) are kept with the transaction, not on the wire.
+  let reason = d.approve ? null : d.reason;
+  if (!d.approve && reason !== null && !(INCOMING_FAILURE_REASONS as readonly string[]).includes(reason)) {
+    extra.rejectionReason = reason;
+    reason = null;
+  }
+  const row = { ...t, extra: JSON.stringify(extra) };
+  await updateTransaction(env.trx, t.id, { extra: row.extra });
+  if (d.approve) return (await completePayment(env, row)) ?? row;
+  return rejectIncoming(env, row, d.status, reason);
+}
+
+async function rejectIncoming(env: Env, t: TransactionRow, status: 'REJECTED' | 'FAILED', reason: string | null): Promise<TransactionRow> {
   const set = { status, failure_reason: reason, updated_at: env.at };
   if (!(await transitionTransaction(env.trx, t.id, ['PENDING'], set))) return t;
   const next = { ...t, ...set };
@@ -110,13 +130,77 @@ async function rejectIncoming(env: ReturnType<typeof envFor>, t: TransactionRow,
   return next;
 }
 
-/** Job: the platform did not decide within the approval window. */
+/**
+ * The approval window's timeout job (the platform did not decide in time), and the webhook reply
+ * hook through which the receiver's answer decides.
+ */
 export function registerIncomingJobs(ctx: AppContext): void {
   ctx.jobHandlers.set(JOB_APPROVAL_TIMEOUT, async (trx, job, platform) => {
     const { transactionId } = JSON.parse(job.payload) as { transactionId: string };
-    const t = await findTransaction(trx, platform.id, transactionId);
+    const t = await findTransaction(trx, platform.id, transactionId, ctx.store.kind);
     if (t && awaitingApproval(t)) await rejectIncoming(envFor(trx, ctx, platform), t, 'FAILED', 'PAYMENT_APPROVAL_TIMED_OUT');
   });
+  registerIncomingApproval(ctx);
+}
+
+/** The longest failure reason kept from a receiver's 403 (as POST /transactions/{id}/reject allows). */
+const MAX_REASON_LENGTH = 255;
+
+/**
+ * The receiver's answer to `INCOMING_PAYMENT.PENDING` for a payment awaiting approval decides it
+ * (facts §9.3), in the transaction that records the delivery attempt:
+ * - 200 approves; a JSON body's `receiverCustomerInfo` object is kept as the approve API keeps it;
+ * - 202 defers to POST /transactions/{id}/approve|reject (the approval-timeout job still applies);
+ * - 403 rejects, keeping the body's `reason` as the failure reason, as the reject API does;
+ * - 422 rejects as more information required (MISSING_MANDATORY_PAYEE_DATA), keeping `requiredFields`;
+ * - anything else, or no answer, fails it with PAYMENT_APPROVAL_WEBHOOK_ERROR (and the delivery).
+ * Payments no longer awaiting approval (bank rails, auto-approved, already decided or timed out)
+ * are untouched: for them the event is informational.
+ */
+function registerIncomingApproval(ctx: AppContext): void {
+  ctx.webhooks.onReply('INCOMING_PAYMENT.PENDING', async (trx, reply) => {
+    const t = await findTransaction(trx, reply.platform.id, reply.event.resource_id, ctx.store.kind);
+    if (!t || !awaitingApproval(t)) return undefined;
+    const env = envFor(trx, ctx, reply.platform);
+    const body = jsonObject(reply.body);
+    switch (reply.status) {
+      case 200: {
+        const info = body?.receiverCustomerInfo;
+        await applyDecision(env, t, { approve: true, receiverCustomerInfo: isPlainObject(info) ? info : undefined });
+        return { delivered: true };
+      }
+      case 202:
+        return { delivered: true };
+      case 403: {
+        const reason = typeof body?.reason === 'string' && body.reason !== '' ? body.reason.slice(0, MAX_REASON_LENGTH) : null;
+        await applyDecision(env, t, { approve: false, status: 'REJECTED', reason });
+        return { delivered: true };
+      }
+      case 422: {
+        const fields = Array.isArray(body?.requiredFields) ? body.requiredFields.filter((f): f is string => typeof f === 'string') : undefined;
+        await applyDecision(env, t, { approve: false, status: 'REJECTED', reason: 'MISSING_MANDATORY_PAYEE_DATA', requiredFields: fields });
+        return { delivered: true };
+      }
+      default:
+        await applyDecision(env, t, { approve: false, status: 'FAILED', reason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' });
+        return { delivered: false };
+    }
+  });
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A response body parsed as a JSON object, or undefined (empty, not JSON, cut at 4 KiB, not an object). */
+function jsonObject(text: string | null): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return isPlainObject(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** POST /sandbox/uma/receive: an incoming UMA payment to one of the platform's customers. */

@@ -64,6 +64,11 @@ function baseRow(env: Env, fields: Omit<TransactionRow, 'id' | 'platform_id' | '
 export async function transferOut(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: TransferOut): Promise<TransactionWire> {
   const env = envFor(trx, ctx, platform);
   const source = await activeInternalAccount(env, body.source.accountId, 'source.accountId');
+  // An embedded wallet is self-custodial: its money leaves only on a wallet-session signature, and
+  // transfer-out has no signed step, so its funds go out through a quote (signed execute).
+  if (source.type === 'EMBEDDED_WALLET') {
+    throw errors.invalidField('source.accountId', 'an EMBEDDED_WALLET sends through POST /quotes and a signed execute, not transfer-out');
+  }
   const dest = await liveExternalAccount(env, body.destination.accountId);
   sameCurrency(source.currency, dest.currency);
   // Without an amount the whole spendable balance goes (the live CLI's "full balance").
@@ -91,8 +96,10 @@ export async function transferOut(trx: Kysely<Database>, ctx: AppContext, platfo
     scenario: JSON.stringify(transferScenario(sandboxSuffix(dest), false)),
     extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
   });
+  // The hold is the first write: a real shortfall throws here, before anything was written, and
+  // the whole request rolls back.
+  await holdOutgoing(env, txn);
   await insertTransaction(trx, txn);
-  await holdOutgoing(env, txn); // a real shortfall throws here and the whole request rolls back
   await emitPayment(env, txn, 'PENDING');
   return transactionToWire(await scheduleOutcome(env, txn));
 }

@@ -1,9 +1,10 @@
-/** GET /webhooks/signing-key: the public key that verifies this platform's webhooks. */
+/** GET /webhooks/signing-key: the public key that verifies this platform's webhooks; and the delivery log routes. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { errorResponses, Obj } from '../../http/schemas.ts';
 import { WEBHOOK_SIGNATURE_ALGORITHM, webhookPublicKey } from '../../webhooks/keys.ts';
+import { deliveryRoutes } from './deliveries.routes.ts';
 
 const TAG = 'Webhooks';
 const security = [{ BasicAuth: [] }];
@@ -29,5 +30,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (req) => ({ publicKey: await webhookPublicKey(ctx.db, platformOf(req).platform.id), algorithm: WEBHOOK_SIGNATURE_ALGORITHM }),
     );
+
+    await app.register(deliveryRoutes(ctx));
   };
 }

@@ -6,6 +6,7 @@ import { m0003ExternalAccounts } from './0003_external_accounts.ts';
 import { m0004Kyc } from './0004_kyc.ts';
 import { m0005Payments } from './0005_payments.ts';
 import { m0006Webhooks } from './0006_webhooks.ts';
+import { m0007WebhookDeliveries } from './0007_webhook_deliveries.ts';
 
 export interface Migration {
   name: string;
@@ -13,4 +14,4 @@ export interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks];
+export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks, m0007WebhookDeliveries];
