@@ -13,6 +13,7 @@ import { findCurrency } from './lib/currencies.ts';
 import { bootstrapPlatform, createPlatform, platformToWire, type Environment } from './modules/platforms/platforms.service.ts';
 import { findBootstrapPlatform, getPlatform } from './modules/platforms/platforms.repo.ts';
 import { openStore, type Store } from './store/db.ts';
+import { walletCommand } from './cli/wallet.ts';
 import { webhookPublicKey } from './webhooks/keys.ts';
 import { checkPublicKeyPem, startListener } from './webhooks/listen.ts';
 import { exclusiveTransaction, migrate } from './store/migrate.ts';
@@ -28,6 +29,8 @@ Commands:
   ledger-check [--platform PLATFORM_ID]   recompute balances from postings; exit 1 on any difference
   webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json]
                                           receive webhooks locally: check each signature, print each event
+  wallet keygen|encrypt-otp|stamp|decrypt-bundle …
+                                          embedded-wallet client helpers (see: corridor wallet help)
 
 Configuration comes from the environment: PORT, HOST, DATA_DIR, DATABASE_URL, LOG_LEVEL,
 CORRIDOR_TOKEN_ID, CORRIDOR_CLIENT_SECRET, CORRIDOR_ADMIN_TOKEN (see README).`;
@@ -41,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;
     }
+    // The wallet helpers are client-side: they need no configuration or store.
+    if (command === 'wallet') return await walletCommand(rest);
     const config = readConfig();
     switch (command) {
       case 'start':
