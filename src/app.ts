@@ -15,6 +15,7 @@ import { AuthCache } from './http/auth-cache.ts';
 import { errors } from './http/errors.ts';
 import { installErrorHandling, sendError } from './http/error-handler.ts';
 import { installValidators } from './http/validation.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { configRoutes } from './modules/config/config.routes.ts';
 import { customerRoutes } from './modules/customers/customers.routes.ts';
@@ -142,6 +143,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(sandboxRoutes(ctx));
       await api.register(paymentRoutes(ctx));
       await api.register(webhookRoutes(ctx));
+      await api.register(authRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );

@@ -22,6 +22,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Domain of the sandbox UMA receivers (`$success.usd@<domain>` …). */
   sandboxUmaDomain: string;
+  /** Embedded-wallet auth: session lifetime, signed-retry challenge lifetime, WebAuthn relying party. */
+  wallet: { sessionSeconds: number; challengeSeconds: number; rpIds: string[] | undefined; origins: string[] | undefined };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -81,6 +83,25 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push(`CORRIDOR_SANDBOX_UMA_DOMAIN must be a domain name (got "${sandboxUmaDomain}")`);
   }
 
+  const seconds = (name: string, dflt: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return dflt;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > 86_400) problems.push(`${name} must be a whole number of seconds from 1 to 86400 (got "${raw}")`);
+    return n;
+  };
+  const wallet = {
+    sessionSeconds: seconds('CORRIDOR_WALLET_SESSION_SECONDS', 900),
+    challengeSeconds: seconds('CORRIDOR_WALLET_CHALLENGE_SECONDS', 300),
+    // Unset: a passkey is bound to the origin it registered from (https, or http on localhost) and
+    // that origin's host as RP ID; set: only these.
+    rpIds: get('CORRIDOR_WEBAUTHN_RP_IDS')?.split(',').map((o) => o.trim()).filter(Boolean),
+    origins: get('CORRIDOR_WEBAUTHN_ORIGINS')?.split(',').map((o) => o.trim()).filter(Boolean),
+  };
+  for (const o of wallet.origins ?? []) {
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) problems.push(`CORRIDOR_WEBAUTHN_ORIGINS must be comma-separated origins like https://app.example.com (got "${o}")`);
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
@@ -95,6 +116,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     adminToken,
     bodyLimitBytes: 1024 * 1024,
     sandboxUmaDomain,
+    wallet,
   };
 }
 

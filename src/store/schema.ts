@@ -4,6 +4,7 @@
  * (money in smallest units, read back as JS numbers ≤ 2^53−1) and integer 0/1 flags.
  */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AuthAttemptsTable, AuthCredentialsTable, AuthRequestsTable, AuthSessionsTable, WalletKeysTable, WalletSecretsTable } from './schema-auth.ts';
 
 export interface PlatformsTable {
   id: string;
@@ -378,6 +379,12 @@ export interface Database {
   verifications: VerificationsTable;
   webhook_keys: WebhookKeysTable;
   webhook_attempts: WebhookAttemptsTable;
+  auth_credentials: AuthCredentialsTable;
+  auth_sessions: AuthSessionsTable;
+  auth_requests: AuthRequestsTable;
+  auth_attempts: AuthAttemptsTable;
+  wallet_keys: WalletKeysTable;
+  wallet_secrets: WalletSecretsTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

@@ -310,7 +310,7 @@ describe('quotes: refusals, expiry, idempotency, real-time funding', () => {
     expect(typeof q.paymentInstructions[0].accountOrWalletInfo.payloadToSign).toBe('string');
     const missing = expectError(await p.api.post(`/quotes/${q.id}/execute`), 401, 'WALLET_SIGNATURE_MISSING');
     expect(missing.body.reason).toBeTruthy();
-    expectError(await p.api.post(`/quotes/${q.id}/execute`, undefined, { headers: { 'Service-Wallet-Signature': 'eyJub3QiOiJ2YWxpZCJ9' } }), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(await p.api.post(`/quotes/${q.id}/execute`, undefined, { headers: { 'Service-Wallet-Signature': 'eyJub3QiOiJ2YWxpZCJ9' } }), 401, 'WALLET_SIGNATURE_MALFORMED');
     expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('PENDING');
     expect((await balances(p, wallet.id)).balance).toBe(5_000_000);
   });

@@ -19,6 +19,7 @@ import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
 import { resolveDestination, resolveSource, type ResolvedDestination, type ResolvedSource } from './parties.ts';
 import { insertQuoteRow, insertTransactionRow } from './payment-statements.ts';
 import { findQuote, transitionQuote, transitionTransaction } from './transactions.repo.ts';
+import { checkExecuteStamp } from '../auth/wallet-actions.service.ts';
 
 /** How long a locked quote's rate holds: the live API's "typically 1–5 minutes". */
 export const QUOTE_TTL_MS = 5 * 60_000;
@@ -259,8 +260,9 @@ export async function executeQuote(
     : undefined;
   if (wallet?.type === 'EMBEDDED_WALLET') {
     // Embedded-wallet sources need a session signature over the quote's payloadToSign.
-    if (!walletSignature) throw new ApiError(401, 'WALLET_SIGNATURE_MISSING', 'Service-Wallet-Signature is required to execute from an embedded wallet', undefined, undefined, 'Service-Wallet-Signature header is missing');
-    throw new ApiError(401, 'WALLET_SIGNATURE_INVALID', 'The wallet signature does not verify against an active session of this wallet', undefined, undefined, 'No active wallet session signed this payload');
+    const instructions = JSON.parse(quote.payment_instructions ?? '[]') as { accountOrWalletInfo: { accountType: string; payloadToSign?: string } }[];
+    const payload = instructions.find((i) => i.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign ?? '';
+    await checkExecuteStamp(trx, ctx, platform, walletSignature, txn.internal_account_id!, payload);
   }
   return quoteToWire(await execute(env, quote, txn), nowMs);
 }

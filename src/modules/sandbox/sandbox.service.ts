@@ -84,6 +84,7 @@ export async function advanceClock(ctx: AppContext, platformId: string, ms: numb
  */
 const RESETTABLE_TABLES = [
   'ledger_postings', 'ledger_entries', 'webhook_attempts', 'outbox_events', 'jobs', 'idempotency_keys', 'quotes', 'transactions',
+  'auth_attempts', 'auth_requests', 'auth_sessions', 'auth_credentials', 'wallet_secrets',
   'verifications', 'document_files', 'documents', 'beneficial_owners', 'external_accounts', 'internal_accounts', 'customers',
 ] as const;
 
