@@ -17,6 +17,8 @@ import { installErrorHandling, sendError } from './http/error-handler.ts';
 import { installValidators } from './http/validation.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
+import { agentRoutes } from './modules/agents/agents.routes.ts';
+import { findAgentByTokenHash } from './modules/agents/agents.repo.ts';
 import { configRoutes } from './modules/config/config.routes.ts';
 import { customerRoutes } from './modules/customers/customers.routes.ts';
 import { discoveryRoutes } from './modules/discoveries/discoveries.routes.ts';
@@ -97,7 +99,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   });
   // SQLite is single-process, so verified credentials can be cached (see auth-cache.ts).
   const authCache = store.kind === 'sqlite' ? new AuthCache() : undefined;
-  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken, authCache);
+  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken, authCache, { findByTokenHash: (h) => findAgentByTokenHash(store.db, h) });
 
   await app.register(swagger, {
     openapi: {
@@ -144,6 +146,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(paymentRoutes(ctx));
       await api.register(webhookRoutes(ctx));
       await api.register(authRoutes(ctx));
+      await api.register(agentRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );
@@ -182,7 +185,7 @@ function installRequestLog(app: FastifyInstance): void {
   });
   app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
-      { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: req.method, url: req.routeOptions.config?.secretInPath ? req.routeOptions.url : req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();

@@ -6,14 +6,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiTokenRow, PlatformRow } from '../store/schema.ts';
+import type { AgentRow } from '../store/schema-agents.ts';
 import type { AuthCache } from './auth-cache.ts';
 import { ApiError, errors } from './errors.ts';
 
 export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
 export const PERMISSIONS: readonly Permission[] = ['VIEW', 'TRANSACT', 'MANAGE'];
 
-/** none: public; platform: Basic auth with an API token; admin: Bearer CORRIDOR_ADMIN_TOKEN. */
-export type AuthKind = 'none' | 'platform' | 'admin';
+/**
+ * none: public; platform: Basic auth with an API token; admin: Bearer CORRIDOR_ADMIN_TOKEN;
+ * agent: Bearer access token of an agent (from redeeming its device code).
+ */
+export type AuthKind = 'none' | 'platform' | 'admin' | 'agent';
 
 export interface PlatformAuth {
   platform: PlatformRow;
@@ -27,10 +31,24 @@ declare module 'fastify' {
     permission?: Permission;
     /** The body may be omitted entirely (no Content-Type): it is then validated as `{}`. */
     optionalBody?: boolean;
+    /** The path carries a secret (an agent device code): the request log shows the route pattern instead. */
+    secretInPath?: boolean;
   }
   interface FastifyRequest {
     platformAuth: PlatformAuth | null;
+    agentAuth: AgentAuth | null;
   }
+}
+
+/** The caller of an agent route: the agent (not deleted) and its platform, read fresh per request. */
+export interface AgentAuth {
+  agent: AgentRow;
+  platform: PlatformRow;
+}
+
+export interface AgentLookup {
+  /** The live agent whose access token hashes to `tokenHash`, with its platform, or undefined. */
+  findByTokenHash(tokenHash: string): Promise<AgentAuth | undefined>;
 }
 
 export interface TokenLookup {
@@ -64,14 +82,16 @@ export function parseBasic(header: string | undefined): { id: string; secret: st
   return { id: decoded.slice(0, i), secret: decoded.slice(i + 1) };
 }
 
-export function installAuth(app: FastifyInstance, tokens: TokenLookup, adminToken: string | undefined, cache?: AuthCache): void {
+export function installAuth(app: FastifyInstance, tokens: TokenLookup, adminToken: string | undefined, cache?: AuthCache, agents?: AgentLookup): void {
   app.decorateRequest('platformAuth', null);
+  app.decorateRequest('agentAuth', null);
   // Callback style with a synchronous path: public routes and cached credentials cost no promise.
   app.addHook('onRequest', (req, _reply, done) => {
     const cfg = req.routeOptions.config;
     const kind = cfg?.auth ?? 'none';
     try {
       if (kind === 'admin') authenticateAdmin(req, adminToken);
+      if (kind === 'agent') return void authenticateAgent(req, agents).then(() => done(), done);
       if (kind !== 'platform') return done();
       const hit = cachedPlatformAuth(req, cache);
       if (hit) return done(authorize(req, hit));
@@ -118,6 +138,25 @@ function authenticateAdmin(req: FastifyRequest, adminToken: string | undefined):
   if (!m || !safeEqual(m[1]!, adminToken)) {
     throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid admin token', undefined, { 'WWW-Authenticate': 'Bearer' });
   }
+}
+
+/**
+ * `Authorization: Bearer <accessToken>`. Only the token's SHA-256 is stored and looked up (an
+ * index probe on a digest of a 160-bit random secret leaks nothing usable about the token), and
+ * the agent is read on every request, so deleting it revokes the token at once. Basic platform
+ * credentials are not accepted here.
+ */
+async function authenticateAgent(req: FastifyRequest, agents: AgentLookup | undefined): Promise<void> {
+  const m = /^Bearer (\S{1,512})$/.exec(req.headers.authorization ?? '');
+  const found = m && agents ? await agents.findByTokenHash(hashSecret(m[1]!)) : undefined;
+  if (!found) throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer' });
+  req.agentAuth = found;
+}
+
+/** The authenticated agent of an agent route (the hook guarantees it is set). */
+export function agentOf(req: FastifyRequest): AgentAuth {
+  if (!req.agentAuth) throw new Error('agent route without agent auth');
+  return req.agentAuth;
 }
 
 /** The authenticated platform of a platform route (the hook guarantees it is set). */

@@ -5,6 +5,7 @@
  */
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AuthAttemptsTable, AuthCredentialsTable, AuthRequestsTable, AuthSessionsTable, WalletKeysTable, WalletSecretsTable } from './schema-auth.ts';
+import type { AgentActionsTable, AgentDeviceCodesTable, AgentQuotesTable, AgentsTable, AgentTokensTable } from './schema-agents.ts';
 
 export interface PlatformsTable {
   id: string;
@@ -385,6 +386,11 @@ export interface Database {
   auth_attempts: AuthAttemptsTable;
   wallet_keys: WalletKeysTable;
   wallet_secrets: WalletSecretsTable;
+  agents: AgentsTable;
+  agent_device_codes: AgentDeviceCodesTable;
+  agent_tokens: AgentTokensTable;
+  agent_actions: AgentActionsTable;
+  agent_quotes: AgentQuotesTable;
 }
 
 export type PlatformRow = Selectable<PlatformsTable>;

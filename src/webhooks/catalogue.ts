@@ -17,6 +17,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Obj } from '../http/schemas.ts';
+import { AgentActionSchema } from '../modules/agents/agents.schemas.ts';
 import { CustomerInfoFieldName } from '../modules/config/config.schemas.ts';
 import { CustomerSchema } from '../modules/customers/customers.schemas.ts';
 import { ExternalAccountSchema } from '../modules/external-accounts/external-accounts.schemas.ts';
@@ -172,6 +173,17 @@ export const WEBHOOKS = {
       'VERIFICATION.PENDING_MANUAL_REVIEW', 'VERIFICATION.READY_FOR_VERIFICATION',
     ],
     data: VerificationSchema,
+  }),
+  agentAction: define({
+    key: 'agent-action',
+    operationId: 'agentActionWebhook',
+    title: 'AgentActionWebhook',
+    summary: 'Agent action pending approval webhook',
+    description:
+      'Sent when an agent submits an action its policy sends for approval. The data is the full AgentAction (with its quote or ' +
+      'transfer details); approve or reject it with POST /agents/{agentId}/actions/{actionId}/approve or /reject.',
+    types: ['AGENT_ACTION.PENDING_APPROVAL'],
+    data: AgentActionSchema,
   }),
 };
 

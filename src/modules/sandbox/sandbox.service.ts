@@ -83,6 +83,7 @@ export async function advanceClock(ctx: AppContext, platformId: string, ms: numb
  * Tokens, configuration, the webhook signing key and the platform's clock are kept.
  */
 const RESETTABLE_TABLES = [
+  'agent_actions', 'agent_quotes', 'agent_tokens', 'agent_device_codes', 'agents',
   'ledger_postings', 'ledger_entries', 'webhook_attempts', 'outbox_events', 'jobs', 'idempotency_keys', 'quotes', 'transactions',
   'auth_attempts', 'auth_requests', 'auth_sessions', 'auth_credentials', 'wallet_secrets',
   'verifications', 'document_files', 'documents', 'beneficial_owners', 'external_accounts', 'internal_accounts', 'customers',

@@ -8,6 +8,7 @@ import { m0005Payments } from './0005_payments.ts';
 import { m0006Webhooks } from './0006_webhooks.ts';
 import { m0007WebhookDeliveries } from './0007_webhook_deliveries.ts';
 import { m0008WalletAuth } from './0008_wallet_auth.ts';
+import { m0009Agents } from './0009_agents.ts';
 
 export interface Migration {
   name: string;
@@ -15,4 +16,4 @@ export interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks, m0007WebhookDeliveries, m0008WalletAuth];
+export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks, m0007WebhookDeliveries, m0008WalletAuth, m0009Agents];
