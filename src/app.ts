@@ -13,7 +13,7 @@ import type { Deps } from './deps.ts';
 import { installAuth } from './http/auth.ts';
 import { AuthCache } from './http/auth-cache.ts';
 import { errors } from './http/errors.ts';
-import { installErrorHandling, sendError } from './http/error-handler.ts';
+import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts';
 import { installValidators } from './http/validation.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
@@ -83,6 +83,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     genReqId: () => deps.ids.next('Request'),
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false } },
+    clientErrorHandler,
     frameworkErrors: (_err, _req, reply) => {
       void sendError(reply, errors.invalidInput('Malformed request URL'));
     },

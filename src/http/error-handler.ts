@@ -5,6 +5,7 @@
  * nothing but the request id (the details go to the log).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import FindMyWay from 'find-my-way';
 import { ApiError, errors } from './errors.ts';
 import { fieldErrorsFrom } from './validation.ts';
@@ -20,6 +21,25 @@ const BODY_ERRORS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'Body is not valid JSON',
 };
 
+/**
+ * Node's HTTP parser rejects some requests before Fastify routes them (malformed request line or
+ * headers, headers over the size limit, bad Content-Length, request timeout). Fastify's default
+ * answer is its own JSON shape; this one writes the spec's error body instead. 400 for all: the
+ * catalogue has no 408 or 431, as it has no 413 or 415 (those are 400 INVALID_INPUT here too).
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const message =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers exceed the size limit'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'Request timed out before it was complete'
+        : 'Malformed HTTP request';
+  const body = JSON.stringify(errors.invalidInput(message).toBody());
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   // Also set here: Fastify's framework errors (bad URL encoding, over-long path parameters) are
   // answered before any onRequest hook runs, so the hook that normally sets it never sees them.
@@ -33,8 +53,8 @@ export function toApiError(err: unknown, req: FastifyRequest, bodyLimitBytes: nu
   if (err instanceof ApiError) return err;
   const fe = err as Partial<FastifyError> & { validation?: unknown; validationContext?: string };
   if (Array.isArray(fe.validation)) {
-    const fieldErrors = fieldErrorsFrom(fe.validation);
     const where = fe.validationContext === 'body' ? 'body' : (fe.validationContext ?? 'request');
+    const fieldErrors = fieldErrorsFrom(fe.validation, `(${where})`);
     const first = fieldErrors[0];
     const summary = first ? `${first.field} ${first.message}` : 'invalid';
     return errors.invalidInput(`Invalid ${where}: ${summary}`, fieldErrors);

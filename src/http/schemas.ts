@@ -81,5 +81,7 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
  * missing discriminator is one clear error, and each variant's fields are checked on their own.
  */
 export function OneOf<T extends TObject[]>(variants: [...T], propertyName: string, options: { title?: string; description?: string } = {}): TUnsafe<Static<T[number]>> {
-  return Type.Unsafe<Static<T[number]>>({ oneOf: variants, discriminator: { propertyName }, ...options });
+  // `type: 'object'`: Ajv applies `discriminator` (which replaces `oneOf`) to objects only, so
+  // without it null, a number, a string or an array would pass (found by the fuzzer, test/fuzz).
+  return Type.Unsafe<Static<T[number]>>({ type: 'object', oneOf: variants, discriminator: { propertyName }, ...options });
 }

@@ -144,6 +144,7 @@ export const AccountInfoCreateSchema = Type.Unsafe<AccountInfo>({
 
 export const AccountInfoSchema = Type.Unsafe<AccountInfo>({
   title: 'ExternalAccountInfoOneOf',
+  type: 'object',
   oneOf: VARIANTS.map((v) => v.response),
   discriminator: { propertyName: 'accountType' },
 });

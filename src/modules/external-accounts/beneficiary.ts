@@ -74,6 +74,8 @@ export function individualBeneficiary(title: string, flavor: BeneficiaryFlavor =
  */
 export function beneficiaryUnion(individual: TSchema, description: string) {
   return Type.Unsafe<Record<string, unknown>>({
+    // Ajv applies `discriminator` to objects only: without the type, a non-object would pass.
+    type: 'object',
     oneOf: [individual, BusinessBeneficiarySchema],
     discriminator: { propertyName: 'beneficiaryType' },
     description,

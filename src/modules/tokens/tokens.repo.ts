@@ -30,6 +30,8 @@ const compiledLookup = new WeakMap<Kysely<Database>, CompiledQuery<TokenWithPlat
 
 /** The token with this client id and its platform (the Basic-auth lookup). */
 export async function findTokenWithPlatform(db: Kysely<Database>, clientId: string): Promise<{ token: ApiTokenRow; platform: PlatformRow } | undefined> {
+  // No client id holds NUL, and PostgreSQL text cannot: such a Basic header is simply unknown (401).
+  if (clientId.includes('\u0000')) return undefined;
   let compiled = compiledLookup.get(db);
   if (!compiled) {
     compiled = tokenWithPlatformQuery(db, '').compile();
