@@ -1,0 +1,74 @@
+/**
+ * `npm run test:workload -- --seed N --steps M [--store sqlite|postgres] [--database-url URL]
+ *  [--crashes K] [--seeds S]`
+ *
+ * Runs the seeded workload against a fresh server and prints a summary; on a failure, the seed,
+ * the step and the step history, and exits 1. Without --crashes the server runs in-process with a
+ * frozen clock (the same seed replays exactly); with --crashes K it is the real `corridor start`
+ * process, SIGKILLed at K seeded points and restarted on the same store. --seeds S runs seeds
+ * N … N+S−1 one after the other.
+ */
+import { parseArgs } from 'node:util';
+import { killChildren } from '../../helpers/child.ts';
+import { Workload, WorkloadFailure } from './driver.ts';
+import { startTarget } from './target.ts';
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    steps: { type: 'string', default: '300' },
+    seeds: { type: 'string', default: '1' },
+    store: { type: 'string', default: 'sqlite' },
+    'database-url': { type: 'string' },
+    crashes: { type: 'string', default: '0' },
+    quiet: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+function int(name: string, v: string | undefined): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`--${name} must be a whole number (got ${v})`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const first = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : int('seed', values.seed);
+const steps = int('steps', values.steps);
+const seeds = Math.max(1, int('seeds', values.seeds));
+const crashes = int('crashes', values.crashes);
+const store = values.store === 'postgres' ? 'postgres' : values.store === 'sqlite' ? 'sqlite' : undefined;
+if (!store) {
+  console.error('--store must be sqlite or postgres');
+  process.exit(2);
+}
+const databaseUrl = values['database-url'] ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+
+let failed = 0;
+for (let seed = first; seed < first + seeds; seed++) {
+  const target = await startTarget({ store, databaseUrl, mode: crashes > 0 ? 'child' : 'in-process' });
+  const w = new Workload({ seed, steps, target, crashes, log: values.quiet ? undefined : (l) => console.error(l) });
+  try {
+    const r = await w.run();
+    const ops = Object.entries(r.ops).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(' ');
+    console.log(
+      `seed ${seed} (${store}${crashes > 0 ? `, ${crashes} crashes` : ''}): ${steps} steps OK in ${(r.durationMs / 1000).toFixed(1)} s — ` +
+        `${r.transactions} transactions, ${r.webhookEvents} webhook events delivered; ${ops}`,
+    );
+    if (crashes > 0) console.log(`  crash: ${JSON.stringify(r.crash)}`);
+  } catch (err) {
+    failed += 1;
+    if (err instanceof WorkloadFailure) {
+      console.error(err.message);
+      if (err.history.length > 60) console.error(`\nfull history (${err.history.length} lines):\n${err.history.join('\n')}`);
+    } else {
+      console.error(err);
+    }
+  } finally {
+    await target.close().catch((e: unknown) => console.error(`closing the server: ${String(e)}`));
+  }
+}
+killChildren();
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,64 @@
+/**
+ * The workload's HTTP client: JSON over fetch, like test/helpers/http.ts, but its base URL is read
+ * at every request, so clients survive a server restart on a new port.
+ */
+import { basicHeader, type Creds, type Res } from '../../helpers/http.ts';
+
+export type { Creds, Res };
+
+/** A response body. `any` (like Res.body): the auditor reads fields one by one, and its checks are the type check. */
+export type Wire = any;
+
+export interface Send {
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+export class Api {
+  constructor(
+    private readonly base: () => string,
+    readonly auth: { basic?: Creds; bearer?: string } = {},
+  ) {}
+
+  with(auth: { basic?: Creds; bearer?: string }): Api {
+    return new Api(this.base, auth);
+  }
+
+  get(path: string, o?: Send): Promise<Res> {
+    return this.request('GET', path, undefined, o);
+  }
+
+  post(path: string, body?: unknown, o?: Send): Promise<Res> {
+    return this.request('POST', path, body, o);
+  }
+
+  patch(path: string, body?: unknown, o?: Send): Promise<Res> {
+    return this.request('PATCH', path, body, o);
+  }
+
+  async request(method: string, path: string, body?: unknown, o: Send = {}): Promise<Res> {
+    const headers: Record<string, string> = { accept: 'application/json', ...o.headers };
+    if (this.auth.basic) headers.authorization = basicHeader(this.auth.basic);
+    if (this.auth.bearer) headers.authorization = `Bearer ${this.auth.bearer}`;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    let url = this.base() + path;
+    if (o.query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(o.query)) if (v !== undefined) qs.append(k, String(v));
+      const s = qs.toString();
+      if (s) url += `?${s}`;
+    }
+    const res = await fetch(url, { method, headers, body: payload });
+    const text = await res.text();
+    let parsed: unknown;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: res.status, body: parsed, headers: res.headers, text };
+  }
+}

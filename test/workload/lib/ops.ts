@@ -1,0 +1,1160 @@
+/**
+ * The workload's operations. Each picks its inputs with the seeded generator from the model's
+ * state (never from server ids or order), states what the server must answer — from the model
+ * and the docs' rules alone — and applies the effect to the model. Money requests are `Planned`
+ * (sent with an Idempotency-Key) so a crash burst can send them concurrently and reconcile them.
+ */
+import { encryptOtp, generateKeyPair, stamp } from '../../../src/wallet/client.ts';
+import { AuditError, checkAction, checkTx, eq, expectError, expectStatus, type Planned, type Workload } from './driver.ts';
+import { accountInfo, CURRENCY_BOUNDS, CURRENCY_OF, customerBody, USD_FEE, type ExternalKind } from './fixtures.ts';
+import { Api, type Wire } from './http.ts';
+import {
+  APPROVAL_WINDOW_MS,
+  parseRate,
+  priceQuote,
+  QUOTE_TTL_MS,
+  quoteScenario,
+  SESSION_MS,
+  transferScenario,
+  UMA_PARTIES,
+  type MAccount,
+  type MAction,
+  type MAgent,
+  type MExternal,
+  type MQuote,
+  type MTx,
+  type Rate,
+  type Scenario,
+} from './model.ts';
+
+const UMA_DOMAIN = 'sandbox.uma.money';
+const MAX_CUSTOMERS = 10;
+const MAX_AGENTS = 4;
+const MAX_FUND = 100_000_000_000;
+const AGENT_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'];
+
+interface Customer {
+  id: string;
+  n: number;
+  /** Its non-wallet internal accounts by currency. */
+  accounts: Map<string, string>;
+  wallet: WalletState | null;
+}
+
+interface WalletState {
+  accountId: string;
+  credentialId: string | null;
+  /** OTP challenges issued (the server allows 5 a minute per credential, and the frozen clock never lets a minute pass). */
+  challenges: number;
+  session: { id: string; privateKey: string; expiresAt: number } | null;
+}
+
+type Destination = { kind: 'external'; ext: MExternal } | { kind: 'uma'; name: string } | { kind: 'internal'; account: MAccount };
+
+type Expect = { status: number; code?: string };
+
+const TRANSFER_SUFFIXES: [string, number][] = [['001', 4], ['002', 1], ['003', 1], ['004', 1], ['005', 2], ['009', 1]];
+const QUOTE_SUFFIXES: [string, number][] = [['001', 3], ['002', 1], ['003', 1.5], ['004', 1], ['005', 1.5], ['006', 1], ['007', 1], ['010', 1]];
+const UMA_NAMES: [string, number][] = [['$success.usd', 3], ['$success.eur', 2], ['$success.mxn', 2], ['$pending.long.usd', 1], ['$fail.compliance.usd', 1.5], ['$nobody.usd', 1]];
+
+export class Ops {
+  readonly customers: Customer[] = [];
+  private readonly agentClients = new Map<string, Api>();
+  private serial = 0;
+  private readonly rates = new Map<string, Rate>();
+
+  constructor(private readonly w: Workload) {}
+
+  private get rng() {
+    return this.w.rng;
+  }
+
+  private get m() {
+    return this.w.model;
+  }
+
+  agentApi(agentId: string): Api {
+    const a = this.agentClients.get(agentId);
+    if (!a) throw new AuditError(`no client for agent ${agentId}`);
+    return a;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Choosing
+
+  async initial(): Promise<void> {
+    await this.createCustomer(false);
+    await this.createCustomer(true);
+    await this.w.send(this.planFund(this.m.platformAccount('USD')!, 20_000_000));
+  }
+
+  async randomStep(): Promise<void> {
+    const agents = [...this.m.agents.values()];
+    const pendingActions = [...this.m.actions.values()].filter((a) => a.status === 'PENDING_APPROVAL');
+    const ops: [() => Promise<void>, number, string][] = [
+      [() => this.createCustomer(this.rng.chance(0.35)), this.customers.length < 3 ? 4 : this.customers.length < MAX_CUSTOMERS ? 1.5 : 0, 'createCustomer'],
+      [() => this.fund(), 8, 'fund'],
+      [() => this.transferOut(), 10, 'transferOut'],
+      [() => this.transferIn(), 6, 'transferIn'],
+      [() => this.race(), 2, 'race'],
+      [() => this.quote(), 12, 'quote'],
+      [() => this.execute(), 6, 'execute'],
+      [() => this.realtime(), 3, 'realtime'],
+      [() => this.cancel(), 3, 'cancel'],
+      [() => this.umaReceive(), 3, 'umaReceive'],
+      [() => this.decideIncoming(), 3, 'decideIncoming'],
+      [() => this.advance(this.rng.int(1, 6)), 3, 'advanceSmall'],
+      [() => this.advance(this.rng.int(25, 90)), 2, 'advanceMedium'],
+      [() => this.advance(this.rng.int(300, 4000)), 1, 'advanceLarge'],
+      [() => this.walletPay(), this.customers.some((c) => c.wallet) ? 5 : 0, 'walletPay'],
+      [() => this.createAgent(), agents.length < MAX_AGENTS ? (agents.length < 2 ? 3 : 1) : 0, 'createAgent'],
+      [() => this.agentTransfer(), agents.length > 0 ? 6 : 0, 'agentTransfer'],
+      [() => this.agentQuote(), agents.length > 0 ? 3 : 0, 'agentQuote'],
+      [() => this.agentExecute(), agents.length > 0 ? 3 : 0, 'agentExecute'],
+      [() => this.decideAction(), pendingActions.length > 0 ? 5 : agents.length > 0 ? 0.5 : 0, 'decideAction'],
+      [() => this.replay(), this.w.sent.length > 0 ? 3 : 0, 'replay'],
+    ];
+    const [run, , name] = this.rng.weighted(ops.filter(([, weight]) => weight > 0).map((o) => [o, o[1]] as const));
+    this.w.count(name);
+    await run();
+  }
+
+  /** Internal accounts money can leave from by transfer or account quote: fiat, not an embedded wallet. */
+  private fiatAccounts(): MAccount[] {
+    return [...this.m.accounts.values()].filter((a) => (a.currency === 'USD' || a.currency === 'EUR') && a.type !== 'EMBEDDED_WALLET');
+  }
+
+  /**
+   * On a child process, whether a delayed outcome due in the next moments may change the
+   * account's balance under a request (outcomes only ever add to `balance`: a released hold, a
+   * return, a settled pull, a credit, fees), so that whether it can cover an amount is not known.
+   */
+  volatile(accountId: string, horizonMs = this.w.margin): boolean {
+    if (this.w.deterministic) return false;
+    const soon = this.w.now() + horizonMs;
+    return this.m.timers.some((t) => {
+      if (t.dueAt > soon || t.kind === 'EXPIRE' || !this.m.effective(t)) return false;
+      const tx = this.m.txs.get(t.ref);
+      if (!tx) return false;
+      return tx.account === accountId || tx.receiver === accountId || (tx.fees > 0 && this.m.platformAccount(tx.currency)?.id === accountId);
+    });
+  }
+
+  private pickAccount(candidates: MAccount[]): MAccount {
+    const calm = candidates.filter((a) => !this.volatile(a.id));
+    const accounts = calm.length > 0 ? calm : candidates;
+    // Prefer accounts with money, so most movements go through.
+    const funded = accounts.filter((a) => a.available > 0);
+    return funded.length > 0 && this.rng.chance(0.85) ? this.rng.pick(funded) : this.rng.pick(accounts);
+  }
+
+  /** An amount to move from `a`: mostly part of what it holds, sometimes more (a shortfall), rarely out of bounds. */
+  private amountFrom(a: MAccount, minimum = 1): number {
+    const r = this.rng.next();
+    if (r < 0.08) return a.available + this.rng.int(1, 5_000);
+    if (r < 0.11) return CURRENCY_BOUNDS[a.currency]!.max + this.rng.int(1, 1_000);
+    if (a.available < minimum * 2) return this.rng.int(minimum, minimum * 5);
+    return Math.max(minimum, Math.floor(a.available * (0.03 + 0.45 * this.rng.next())));
+  }
+
+  private pickSuffix(table: [string, number][]): string {
+    return this.rng.weighted(table);
+  }
+
+  private customerOf(accountId: string): Customer | undefined {
+    const owner = this.m.account(accountId).customerId;
+    return owner ? this.customers.find((c) => c.id === owner) : undefined;
+  }
+
+  /** An external account of `owner` (a customer id, or null for the platform) of `kind` ending in `suffix`; created on first use. */
+  async external(owner: string | null, kind: ExternalKind, suffix: string): Promise<MExternal> {
+    const currency = CURRENCY_OF[kind];
+    const found = this.m.externals.find((e) => e.customerId === owner && e.currency === currency && e.suffix === suffix);
+    if (found) return found;
+    this.serial += 1;
+    const body = { ...(owner ? { customerId: owner } : {}), currency, accountInfo: accountInfo(kind, this.serial, suffix) };
+    const res = await this.w.api.post(owner ? '/customers/external-accounts' : '/platform/external-accounts', body);
+    this.w.record(`create ${kind} external account …${suffix} for ${owner ?? 'the platform'} → ${res.status} ${res.body?.id ?? res.body?.code}`);
+    expectStatus(res, 201, 'create external account');
+    const ext: MExternal = { id: res.body.id, currency, suffix, customerId: owner, accountType: res.body.accountInfo.accountType };
+    this.m.externals.push(ext);
+    return ext;
+  }
+
+  private async rateFor(from: string, to: string): Promise<Rate> {
+    if (from === to) return parseRate(1);
+    const window = Math.floor(this.w.now() / 300_000);
+    const key = `${from}>${to}@${window}`;
+    const cached = this.w.deterministic ? this.rates.get(key) : undefined;
+    if (cached) return cached;
+    const res = await this.w.api.get('/exchange-rates', { query: { sourceCurrency: from, destinationCurrency: to } });
+    expectStatus(res, 200, `GET /exchange-rates ${from}>${to}`);
+    const rate = parseRate(res.body.data[0].exchangeRate);
+    this.rates.set(key, rate);
+    return rate;
+  }
+
+  /** On a child process, a rate fetched now may not be the one a request a moment later gets, near a 5-minute boundary. */
+  private nearRateBoundary(marginMs: number): boolean {
+    if (this.w.deterministic) return false;
+    const into = this.w.now() % 300_000;
+    return into < marginMs || into > 300_000 - marginMs;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Customers
+
+  async createCustomer(withWallet: boolean): Promise<void> {
+    const n = this.customers.length + 1;
+    const currencies = withWallet ? ['USD', 'EUR', 'USDB'] : ['USD', 'EUR'];
+    const key = this.w.nextKey();
+    const res = await this.w.api.post('/customers', customerBody(n, currencies), { headers: { 'idempotency-key': key } });
+    this.w.record(`create customer ${n} (${currencies.join(',')}) → ${res.status} ${res.body?.id ?? res.body?.code}`);
+    expectStatus(res, 201, 'create customer');
+    const id = res.body.id as string;
+    const listed = await this.w.listAll(this.w.api, '/customers/internal-accounts', { customerId: id });
+    const c: Customer = { id, n, accounts: new Map(), wallet: null };
+    for (const a of listed) {
+      eq(`new account ${a.id} balance`, a.balance.amount, 0);
+      eq(`new account ${a.id} totalBalance`, a.totalBalance.amount, 0);
+      const currency = a.balance.currency.code as string;
+      this.m.accounts.set(a.id, { id: a.id, currency, type: a.type, customerId: id, available: 0, pending: 0 });
+      if (a.type === 'EMBEDDED_WALLET') c.wallet = { accountId: a.id, credentialId: null, challenges: 0, session: null };
+      else c.accounts.set(currency, a.id);
+    }
+    for (const cur of ['USD', 'EUR']) if (!c.accounts.has(cur)) throw new AuditError(`customer ${id} has no ${cur} account: ${JSON.stringify(listed)}`);
+    if (withWallet && !c.wallet) throw new AuditError(`customer ${id} with USDB has no EMBEDDED_WALLET account`);
+    this.customers.push(c);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Funding and transfers
+
+  planFund(a: MAccount, amount: number): Planned {
+    const over = amount > MAX_FUND;
+    return {
+      label: `fund ${a.currency} ${a.id} +${amount}`,
+      client: this.w.api,
+      path: `/sandbox/internal-accounts/${a.id}/fund`,
+      body: { amount },
+      key: this.w.nextKey(),
+      debits: [a.id],
+      feature: `fund ${a.type === 'EMBEDDED_WALLET' ? 'wallet' : a.currency}`,
+      apply: (res) => {
+        if (over) return expectError(res, 400, 'INVALID_INPUT', 'fund over the sandbox maximum');
+        expectStatus(res, 200, 'fund');
+        const calm = !this.volatile(a.id);
+        this.m.fund(a.id, amount);
+        if (calm) {
+          eq('fund: balance', res.body.balance.amount, a.available);
+          eq('fund: totalBalance', res.body.totalBalance.amount, a.available + a.pending);
+        }
+      },
+    };
+  }
+
+  private fundAmount(currency: string): number {
+    if (this.rng.chance(0.02)) return MAX_FUND + 1;
+    return currency === 'USDB' ? this.rng.int(1_000_000, 5_000_000_000) : this.rng.int(10_000, 5_000_000);
+  }
+
+  async fund(): Promise<void> {
+    const all = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN');
+    // Emptier accounts are funded more often.
+    const a = this.rng.chance(0.6) ? all.reduce((lo, x) => (x.available < lo.available ? x : lo), all[0]!) : this.rng.pick(all);
+    await this.w.send(this.planFund(a, this.fundAmount(a.currency)));
+  }
+
+  planTransferOut(a: MAccount, ext: MExternal, amount: number | undefined): Planned {
+    const amt = amount ?? a.available;
+    const bounds = CURRENCY_BOUNDS[a.currency]!;
+    let expect: Expect;
+    if (amount === undefined && a.available <= 0) expect = { status: 400, code: 'INVALID_INPUT' };
+    else if (amt < bounds.min || amt > bounds.max) expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
+    else if (amt > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
+    else expect = { status: 201 };
+    const body = { source: { accountId: a.id }, destination: { accountId: ext.id }, ...(amount !== undefined ? { amount } : {}) };
+    return {
+      label: `transfer-out ${a.currency} ${a.id} → …${ext.suffix} ${amount ?? '(all)'}`,
+      client: this.w.api,
+      path: '/transfer-out',
+      body,
+      key: this.w.nextKey(),
+      debits: [a.id],
+      feature: `transfer-out ${a.currency} …${ext.suffix}${amount === undefined ? ' (whole balance)' : ''}`,
+      apply: (res) => {
+        if (expect.code) return expectError(res, expect.status, expect.code, 'transfer-out');
+        expectStatus(res, 201, 'transfer-out');
+        this.applyTransferOut(res.body, a, ext, amt);
+      },
+    };
+  }
+
+  private applyTransferOut(w: Wire, a: MAccount, ext: MExternal, amt: number): void {
+    const t = this.newTx(w.id, 'TRANSFER_OUT', a.id, amt, a.currency, transferScenario(ext.suffix, false));
+    this.w.checkStamp('transfer-out createdAt', w.createdAt);
+    this.m.startOutgoing(t, this.w.timeOf(w.createdAt));
+    checkTx(w, t);
+    this.w.touched.txs.add(t.id);
+  }
+
+  planTransferIn(ext: MExternal, a: MAccount, amount: number): Planned {
+    const bounds = CURRENCY_BOUNDS[a.currency]!;
+    const expect: Expect = amount < bounds.min || amount > bounds.max ? { status: 400, code: 'AMOUNT_OUT_OF_RANGE' } : { status: 201 };
+    return {
+      label: `transfer-in …${ext.suffix} → ${a.currency} ${a.id} ${amount}`,
+      client: this.w.api,
+      path: '/transfer-in',
+      body: { source: { accountId: ext.id }, destination: { accountId: a.id }, amount },
+      key: this.w.nextKey(),
+      debits: [a.id],
+      feature: `transfer-in …${ext.suffix}`,
+      apply: (res) => {
+        if (expect.code) return expectError(res, expect.status, expect.code, 'transfer-in');
+        expectStatus(res, 201, 'transfer-in');
+        this.applyTransferIn(res.body, ext, a, amount);
+      },
+    };
+  }
+
+  private applyTransferIn(w: Wire, ext: MExternal, a: MAccount, amount: number): void {
+    const t = this.newTx(w.id, 'TRANSFER_IN', a.id, amount, a.currency, transferScenario(ext.suffix, true));
+    this.w.checkStamp('transfer-in createdAt', w.createdAt);
+    this.m.startPull(t, this.w.timeOf(w.createdAt));
+    checkTx(w, t);
+    this.w.touched.txs.add(t.id);
+  }
+
+  private newTx(id: string, kind: MTx['kind'], account: string | null, amount: number, currency: string, scenario: Scenario): MTx {
+    return {
+      id,
+      kind,
+      status: 'PENDING',
+      failureReason: null,
+      refund: null,
+      account,
+      amount,
+      fees: 0,
+      currency,
+      received: amount,
+      receivedCurrency: currency,
+      receiver: null,
+      scenario,
+      quoteId: null,
+      awaitingApproval: false,
+      incomingHeld: false,
+      events: [],
+    };
+  }
+
+  async transferOut(): Promise<void> {
+    const a = this.pickAccount(this.fiatAccounts());
+    const kind: ExternalKind = a.currency === 'USD' ? 'US' : 'EUR';
+    const ext = await this.external(a.customerId, kind, this.pickSuffix(TRANSFER_SUFFIXES));
+    const amount = this.rng.chance(0.05) ? undefined : this.amountFrom(a);
+    await this.w.send(this.planTransferOut(a, ext, amount));
+  }
+
+  /**
+   * Several equal transfer-outs from one account at once, together more than it holds: exactly as
+   * many as it can cover go through (whichever they are), the rest are 400 INVALID_AMOUNT, and
+   * nothing is spent twice. All go to the same destination, so any winners leave the same state.
+   */
+  async race(): Promise<void> {
+    const funded = this.fiatAccounts().filter((a) => a.available >= 100);
+    if (funded.length === 0) return this.fund();
+    const a = this.pickAccount(funded);
+    const k = this.rng.int(3, 6);
+    const amount = Math.min(CURRENCY_BOUNDS[a.currency]!.max, Math.floor(a.available / this.rng.int(1, k - 1)) - this.rng.int(0, 9));
+    const ext = await this.external(a.customerId, a.currency === 'USD' ? 'US' : 'EUR', '009');
+    const expected = Math.min(k, Math.floor(a.available / amount));
+    const plans = Array.from({ length: k }, () => this.planTransferOut(a, ext, amount));
+    const results = await Promise.all(plans.map(async (p) => ({ p, res: await this.w.post(p) })));
+    let won = 0;
+    for (const { res } of results) {
+      if (res.status === 201) {
+        won += 1;
+        this.applyTransferOut(res.body, a, ext, amount);
+      } else {
+        expectError(res, 400, 'INVALID_AMOUNT', 'a racing transfer-out that found the money gone');
+      }
+    }
+    // One line whatever the order of the answers, so a seed's history stays the same.
+    this.w.record(`race: ${k} concurrent transfer-outs of ${amount} from ${a.currency} ${a.id} (balance ${a.available + won * amount}) → ${won} × 201, ${k - won} × 400`);
+    eq(`transfer-outs that went through out of ${k} racing for ${a.id}`, won, expected);
+    this.w.features.add(`race ${won < k ? 'with losers' : 'all covered'}`);
+  }
+
+  /** A pull that stays PENDING 30 s and then fails (suffix 005): a delayed outcome to have pending. */
+  async delayedPull(): Promise<void> {
+    const a = this.rng.pick(this.fiatAccounts().filter((x) => x.currency === 'USD'));
+    await this.w.send(this.planTransferIn(await this.external(a.customerId, 'US', '005'), a, this.rng.int(100, 100_000)));
+  }
+
+  async transferIn(): Promise<void> {
+    const a = this.rng.pick(this.fiatAccounts().filter((x) => x.currency === 'USD'));
+    const ext = await this.external(a.customerId, 'US', this.pickSuffix(TRANSFER_SUFFIXES));
+    const amount = this.rng.chance(0.03) ? CURRENCY_BOUNDS.USD!.max + 1 : this.rng.int(100, 2_000_000);
+    await this.w.send(this.planTransferIn(ext, a, amount));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Quotes
+
+  private destCurrency(d: Destination): string | undefined {
+    if (d.kind === 'external') return d.ext.currency;
+    if (d.kind === 'internal') return d.account.currency;
+    return UMA_PARTIES[d.name]?.currency;
+  }
+
+  private destLabel(d: Destination): string {
+    if (d.kind === 'external') return `${d.ext.currency} …${d.ext.suffix}`;
+    if (d.kind === 'internal') return `internal ${d.account.currency} ${d.account.id}`;
+    return d.name;
+  }
+
+  /**
+   * A quote from `a` (or, with `realtime`, funded in real time in `a`'s currency: no account is
+   * debited, the money arrives through POST /sandbox/send and is held outside the internal
+   * accounts).
+   */
+  async planQuote(
+    a: MAccount,
+    d: Destination,
+    side: 'SENDING' | 'RECEIVING',
+    amount: number,
+    immediate: boolean,
+    o: { agent?: MAgent; realtime?: { customerId: string | null } } = {},
+  ): Promise<Planned> {
+    const { agent, realtime } = o;
+    const destCur = this.destCurrency(d);
+    const wallet = a.type === 'EMBEDDED_WALLET';
+    let expect: Expect;
+    let priced = { total: 0, receiving: 0, fees: 0 };
+    let rate = parseRate(1);
+    if (destCur === undefined) expect = { status: 404, code: 'UMA_NOT_FOUND' };
+    else if (immediate && wallet) expect = { status: 400, code: 'INVALID_INPUT' };
+    else {
+      rate = await this.rateFor(a.currency, destCur);
+      const terms = a.currency !== destCur && a.currency === 'USD' ? USD_FEE : undefined;
+      priced = priceQuote(side, amount, rate, terms);
+      const bounds = CURRENCY_BOUNDS[a.currency]!;
+      if (priced.receiving <= 0 || priced.total < bounds.min || priced.total > bounds.max) expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
+      else if (immediate && !realtime && priced.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
+      else expect = { status: 201 };
+    }
+    const destination =
+      d.kind === 'uma' ? { destinationType: 'UMA_ADDRESS', umaAddress: `${d.name}@${UMA_DOMAIN}` } : { destinationType: 'ACCOUNT', accountId: d.kind === 'external' ? d.ext.id : d.account.id };
+    const source = realtime
+      ? { sourceType: 'REALTIME_FUNDING', currency: a.currency, ...(realtime.customerId ? { customerId: realtime.customerId } : {}) }
+      : { sourceType: 'ACCOUNT', accountId: a.id };
+    const body = { source, destination, lockedCurrencySide: side, lockedCurrencyAmount: amount, ...(immediate ? { immediatelyExecute: true } : {}) };
+    // A real-time funded quote waits for its funds whatever immediatelyExecute says.
+    const executes = immediate && !realtime;
+    const scenario: Scenario = d.kind === 'external' ? quoteScenario(d.ext.suffix) : d.kind === 'uma' ? (UMA_PARTIES[d.name]?.scenario ?? { kind: 'SUCCESS', delayMs: 0 }) : { kind: 'SUCCESS', delayMs: 0 };
+    return {
+      label: `${agent ? `agent ${agent.id} ` : ''}quote ${immediate ? 'immediate' : 'locked'} ${a.currency} ${realtime ? 'real-time funded' : a.id} → ${this.destLabel(d)} ${side} ${amount}`,
+      client: agent ? this.agentApi(agent.id) : this.w.api,
+      path: agent ? '/agents/me/quotes' : '/quotes',
+      body,
+      key: this.w.nextKey(),
+      debits: executes ? [a.id] : [],
+      feature: `${agent ? 'agent ' : wallet ? 'wallet ' : realtime ? 'real-time ' : ''}quote ${immediate ? 'immediate' : 'locked'} ${side} → ${d.kind === 'external' ? `${d.ext.currency} …${d.ext.suffix}` : d.kind === 'uma' ? d.name : 'internal'}`,
+      apply: (res) => {
+        if (expect.code) return expectError(res, expect.status, expect.code, 'create quote');
+        expectStatus(res, 201, 'create quote');
+        const q = res.body;
+        eq('quote status', q.status, executes ? 'PROCESSING' : 'PENDING');
+        eq('quote exchangeRate', q.exchangeRate, rate.value);
+        eq('quote totalSendingAmount', q.totalSendingAmount, priced.total);
+        eq('quote totalReceivingAmount', q.totalReceivingAmount, priced.receiving);
+        eq('quote feesIncluded', q.feesIncluded, priced.fees);
+        eq('quote sendingCurrency', q.sendingCurrency.code, a.currency);
+        eq('quote receivingCurrency', q.receivingCurrency.code, destCur);
+        eq('quote expiresAt', Date.parse(q.expiresAt) - Date.parse(q.createdAt), QUOTE_TTL_MS);
+        this.w.checkStamp('quote createdAt', q.createdAt);
+        const payload: string | null = wallet ? q.paymentInstructions?.[0]?.accountOrWalletInfo?.payloadToSign ?? null : null;
+        if (wallet && typeof payload !== 'string') throw new AuditError(`wallet quote without a payloadToSign: ${JSON.stringify(q.paymentInstructions)}`);
+        if (realtime && !q.paymentInstructions?.[0]?.accountOrWalletInfo) throw new AuditError(`a real-time funded quote without payment instructions: ${res.text}`);
+        const mq: MQuote = {
+          id: q.id,
+          txId: q.transactionId,
+          status: 'PENDING',
+          expiresAt: Date.parse(q.expiresAt),
+          source: a.id,
+          realtime: realtime !== undefined,
+          total: priced.total,
+          receiving: priced.receiving,
+          fees: priced.fees,
+          payload,
+          agentId: agent?.id ?? null,
+        };
+        const t = this.newTx(q.transactionId, 'QUOTE', realtime ? null : a.id, priced.total, a.currency, scenario);
+        t.fees = priced.fees;
+        t.received = priced.receiving;
+        t.receivedCurrency = destCur!;
+        t.receiver = d.kind === 'internal' ? d.account.id : null;
+        t.quoteId = q.id;
+        this.m.event(t, 'PENDING');
+        this.m.txs.set(t.id, t);
+        this.m.quotes.set(mq.id, mq);
+        if (executes) this.m.executeQuote(mq, this.w.timeOf(q.createdAt));
+        else this.m.schedule('EXPIRE', mq.id, mq.expiresAt);
+        this.w.touched.txs.add(t.id);
+        this.w.touched.quotes.add(mq.id);
+      },
+    };
+  }
+
+  private async pickDestination(a: MAccount, owner: string | null, allowInternal: boolean): Promise<Destination> {
+    const kind = this.rng.weighted([['external', 6], ['uma', 3], ['internal', allowInternal ? 1.5 : 0]] as const);
+    if (kind === 'uma') return { kind: 'uma', name: this.rng.weighted(UMA_NAMES) };
+    if (kind === 'internal') {
+      const others = this.fiatAccounts().filter((x) => x.id !== a.id);
+      return { kind: 'internal', account: this.rng.pick(others) };
+    }
+    return { kind: 'external', ext: await this.external(owner, this.rng.chance(0.5) ? 'US' : 'EUR', this.pickSuffix(QUOTE_SUFFIXES)) };
+  }
+
+  /** A quote amount for `a` toward `d` on `side`: mostly part of the balance, some too large, a few too small to cover the fee. */
+  private quoteAmount(a: MAccount, side: 'SENDING' | 'RECEIVING', destCur: string | undefined): number {
+    const cross = destCur !== undefined && destCur !== a.currency;
+    if (side === 'SENDING') {
+      if (cross && a.currency === 'USD' && this.rng.chance(0.04)) return this.rng.int(1, USD_FEE.fixed);
+      // Enough that something arrives at any of the sandbox rates.
+      return this.amountFrom(a, cross ? 200 : 1);
+    }
+    return this.rng.int(100, 300_000);
+  }
+
+  async quote(): Promise<void> {
+    if (this.nearRateBoundary(5_000)) return this.fund();
+    const a = this.pickAccount(this.fiatAccounts());
+    const d = await this.pickDestination(a, a.customerId, true);
+    const side = this.rng.chance(0.75) ? 'SENDING' : 'RECEIVING';
+    const immediate = this.rng.chance(0.5);
+    await this.w.send(await this.planQuote(a, d, side, this.quoteAmount(a, side, this.destCurrency(d)), immediate));
+  }
+
+  planExecute(q: MQuote, signature?: string): Planned {
+    const a = this.m.account(q.source);
+    const wallet = a.type === 'EMBEDDED_WALLET';
+    const session = wallet ? this.customerOf(a.id)?.wallet?.session : undefined;
+    let expect: Expect;
+    if (q.status !== 'PENDING' || this.w.clearlyAfter(q.expiresAt)) expect = { status: 409, code: 'CONFLICT' };
+    else if (wallet && signature === undefined) expect = { status: 401, code: 'WALLET_SIGNATURE_MISSING' };
+    else if (wallet && !(session && this.w.clearlyBefore(session.expiresAt))) expect = { status: 401, code: 'WALLET_SIGNATURE_INVALID' };
+    else if (q.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
+    else expect = { status: 200 };
+    return {
+      label: `execute ${q.id} (${a.currency} ${q.total} from ${a.id}${wallet ? (signature ? ', signed' : ', unsigned') : ''})`,
+      client: this.w.api,
+      path: `/quotes/${q.id}/execute`,
+      body: {},
+      ...(signature !== undefined ? { headers: { 'service-wallet-signature': signature } } : {}),
+      key: this.w.nextKey(),
+      debits: [a.id],
+      feature: `execute${wallet ? (signature ? ' wallet signed' : ' wallet unsigned') : ''}`,
+      apply: (res) => {
+        this.w.touched.quotes.add(q.id);
+        this.w.touched.txs.add(q.txId);
+        if (expect.code) return expectError(res, expect.status, expect.code, 'execute quote');
+        expectStatus(res, 200, 'execute quote');
+        eq('executed quote status', res.body.status, 'PROCESSING');
+        this.m.executeQuote(q, this.w.timeOf(undefined));
+      },
+    };
+  }
+
+  /** Quotes the platform may execute whose outcome the auditor can predict (not within the margin of expiring). */
+  private executable(q: MQuote): boolean {
+    return (
+      q.agentId === null &&
+      !q.realtime &&
+      this.m.account(q.source).type !== 'EMBEDDED_WALLET' &&
+      !this.volatile(q.source) &&
+      (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt))
+    );
+  }
+
+  async execute(): Promise<void> {
+    const quotes = [...this.m.quotes.values()].filter((q) => this.executable(q));
+    const open = quotes.filter((q) => q.status === 'PENDING' && this.w.clearlyBefore(q.expiresAt));
+    const q = open.length > 0 && this.rng.chance(0.85) ? this.rng.pick(open) : quotes.length > 0 ? this.rng.pick(quotes) : undefined;
+    if (!q) return this.quote();
+    await this.w.send(this.planExecute(q));
+  }
+
+  /**
+   * A real-time funded quote (the payer sends the money; no internal account is debited) and its
+   * funding through POST /sandbox/send — sometimes with the wrong amount, sometimes never, so it
+   * expires; or the funding of an earlier one.
+   */
+  async realtime(): Promise<void> {
+    if (this.nearRateBoundary(5_000)) return;
+    const earlier = [...this.m.quotes.values()].filter((q) => q.realtime && (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt)));
+    if (earlier.length > 0 && this.rng.chance(0.25)) {
+      await this.w.send(this.planSend(this.rng.pick(earlier), this.rng.chance(0.1)));
+      return;
+    }
+    const currency = this.rng.chance(0.75) ? 'USD' : 'EUR';
+    const carrier = this.m.platformAccount(currency)!;
+    const c = this.rng.chance(0.7) ? this.rng.pick(this.customers) : undefined;
+    const d = await this.pickDestination(carrier, c?.id ?? null, true);
+    const side = this.rng.chance(0.8) ? 'SENDING' : 'RECEIVING';
+    const amount = side === 'SENDING' ? this.rng.int(200, 2_000_000) : this.rng.int(100, 300_000);
+    const immediate = this.rng.chance(0.2);
+    const created = await this.w.send(await this.planQuote(carrier, d, side, amount, immediate, { realtime: { customerId: c?.id ?? null } }));
+    const fund = this.rng.chance(0.85);
+    const mismatch = this.rng.chance(0.15);
+    if (created.status !== 201 || !fund) return;
+    await this.w.send(this.planSend(this.m.quotes.get(created.body.id)!, mismatch));
+  }
+
+  /** POST /sandbox/send: the payer pays a real-time funded quote (the wrong amount fails it, outside the ledger). */
+  planSend(q: MQuote, mismatch: boolean): Planned {
+    const t = this.m.tx(q.txId);
+    const paid = mismatch ? q.total + 1 : undefined;
+    const open = q.status === 'PENDING' && !this.w.clearlyAfter(q.expiresAt);
+    return {
+      label: `sandbox send ${q.id} (${q.status}) ${paid ?? 'the exact amount'}`,
+      client: this.w.api,
+      path: '/sandbox/send',
+      body: { quoteId: q.id, currencyCode: t.currency, ...(paid !== undefined ? { currencyAmount: paid } : {}) },
+      key: undefined,
+      debits: [],
+      feature: `sandbox send${mismatch ? ' (wrong amount)' : ''}`,
+      apply: (res) => {
+        this.w.touched.quotes.add(q.id);
+        this.w.touched.txs.add(t.id);
+        if (!open) return expectError(res, 409, 'CONFLICT', 'sandbox send');
+        expectStatus(res, 200, 'sandbox send');
+        if (mismatch) {
+          // The payer's money bounces back to them: nothing was ever held.
+          q.status = 'FAILED';
+          t.status = 'FAILED';
+          t.failureReason = 'FUNDING_AMOUNT_MISMATCH';
+          this.m.event(t, 'FAILED');
+        } else {
+          this.m.executeQuote(q, this.w.timeOf(res.body.updatedAt));
+        }
+        checkTx(res.body, t);
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Cancel, incoming payments, decisions
+
+  async cancel(): Promise<void> {
+    const txs = [...this.m.txs.values()];
+    const pending = txs.filter((t) => (t.kind === 'TRANSFER_OUT' || t.kind === 'TRANSFER_IN') && t.status === 'PENDING' && this.timerClear(t.id));
+    const settled = txs.filter((t) => t.status !== 'PENDING' || t.kind === 'QUOTE' || t.kind === 'UMA_RECEIVE');
+    const t = pending.length > 0 && this.rng.chance(0.75) ? this.rng.pick(pending) : settled.length > 0 ? this.rng.pick(settled) : undefined;
+    if (!t) return this.transferOut();
+    let expect: Expect;
+    if (t.kind === 'QUOTE' || t.kind === 'UMA_RECEIVE') expect = { status: 400, code: 'INVALID_INPUT' };
+    else if (t.status === 'PENDING') expect = { status: 200 };
+    else expect = { status: 409, code: 'TRANSACTION_NOT_CANCELLABLE' };
+    await this.w.send({
+      label: `cancel ${t.kind} ${t.id} (${t.status})`,
+      client: this.w.api,
+      path: `/transactions/${t.id}/cancel`,
+      body: {},
+      key: undefined,
+      debits: [],
+      feature: `cancel ${t.kind} ${t.status}`,
+      apply: (res) => {
+        this.w.touched.txs.add(t.id);
+        if (expect.code) return expectError(res, expect.status, expect.code, 'cancel');
+        expectStatus(res, 200, 'cancel');
+        this.m.failTx(t, null, 'COMPLETED', 'USER_CANCELLATION');
+        // docs/payments.md: a cancelled pull is FAILED (COLLECTION_FAILED); a cancelled push has no failure reason.
+        t.failureReason = t.kind === 'TRANSFER_IN' ? 'COLLECTION_FAILED' : undefined;
+        checkTx(res.body, t);
+      },
+    });
+  }
+
+  /** True when none of the transaction's outcomes is due within the margin (so its status is known). */
+  private timerClear(txId: string): boolean {
+    return this.m.timers.every((x) => x.ref !== txId || this.w.clearlyBefore(x.dueAt));
+  }
+
+  async umaReceive(): Promise<void> {
+    const c = this.rng.pick(this.customers);
+    const sender = this.rng.weighted([['$success.usd', 3], ['$success.eur', 1], ['$pending.long.usd', 1], ['$fail.compliance.usd', 1], ['$nobody.usd', 0.3]] as const);
+    const currency = this.rng.chance(0.7) ? 'USD' : 'EUR';
+    const account = c.accounts.get(currency)!;
+    const amount = this.rng.int(100, 500_000);
+    const party = UMA_PARTIES[sender];
+    await this.w.send({
+      label: `uma receive ${sender} → customer ${c.n} ${currency} ${amount}`,
+      client: this.w.api,
+      path: '/sandbox/uma/receive',
+      body: { senderUmaAddress: `${sender}@${UMA_DOMAIN}`, customerId: c.id, receivingCurrencyCode: currency, receivingCurrencyAmount: amount },
+      key: undefined,
+      debits: [],
+      feature: `uma receive from ${sender}`,
+      apply: (res) => {
+        if (!party) return expectError(res, 404, 'UMA_NOT_FOUND', 'uma receive');
+        expectStatus(res, 200, 'uma receive');
+        const t = this.newTx(res.body.id, 'UMA_RECEIVE', account, amount, party.currency, party.scenario);
+        t.receivedCurrency = currency;
+        this.m.txs.set(t.id, t);
+        this.w.checkStamp('uma receive createdAt', res.body.createdAt);
+        this.m.event(t, 'PENDING');
+        if (party.scenario.kind === 'FAIL') {
+          t.status = 'FAILED';
+          t.failureReason = party.scenario.reason;
+          this.m.event(t, 'FAILED');
+        } else {
+          // A webhook endpoint is configured: the payment waits for the platform's decision.
+          t.awaitingApproval = true;
+          this.m.schedule('APPROVAL_TIMEOUT', t.id, this.w.timeOf(res.body.createdAt) + APPROVAL_WINDOW_MS);
+        }
+        checkTx(res.body, t);
+        this.w.touched.txs.add(t.id);
+      },
+    });
+  }
+
+  async decideIncoming(): Promise<void> {
+    const umas = [...this.m.txs.values()].filter((t) => t.kind === 'UMA_RECEIVE' && this.timerClear(t.id));
+    const waiting = umas.filter((t) => t.status === 'PENDING' && t.awaitingApproval);
+    const others = [...this.m.txs.values()].filter((t) => !(t.status === 'PENDING' && t.awaitingApproval) && this.timerClear(t.id));
+    const t = waiting.length > 0 && this.rng.chance(0.8) ? this.rng.pick(waiting) : others.length > 0 ? this.rng.pick(others) : undefined;
+    if (!t) return this.umaReceive();
+    const approve = this.rng.chance(0.6);
+    const waitingNow = t.status === 'PENDING' && t.awaitingApproval;
+    const reason = approve ? undefined : this.rng.pick([undefined, 'RESTRICTED_JURISDICTION']);
+    await this.w.send({
+      label: `${approve ? 'approve' : 'reject'} incoming ${t.kind} ${t.id} (${t.status})`,
+      client: this.w.api,
+      path: `/transactions/${t.id}/${approve ? 'approve' : 'reject'}`,
+      body: reason ? { reason } : {},
+      key: undefined,
+      debits: [],
+      feature: `${approve ? 'approve' : 'reject'} incoming`,
+      apply: (res) => {
+        this.w.touched.txs.add(t.id);
+        if (!waitingNow) return expectError(res, 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 'decide incoming');
+        expectStatus(res, 200, 'decide incoming');
+        t.awaitingApproval = false;
+        if (approve) this.m.completeTx(t, this.w.timeOf(res.body.updatedAt));
+        else {
+          t.status = 'REJECTED';
+          // A reason outside the live enum is kept with the transaction, not in failureReason.
+          t.failureReason = null;
+          this.m.event(t, 'FAILED');
+        }
+        checkTx(res.body, t);
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The clock
+
+  async advance(seconds: number, quiet = false): Promise<void> {
+    const res = await this.w.api.post('/sandbox/clock/advance', { seconds });
+    if (!quiet) this.w.record(`advance the clock ${seconds} s → ${res.status} ${res.body?.now ?? res.body?.code}`);
+    expectStatus(res, 200, 'clock advance');
+    this.w.applyAdvance(seconds, res.body);
+    this.w.features.add(`advance ${seconds < 25 ? 'small' : seconds < 300 ? 'medium' : 'large'}`);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Embedded wallets
+
+  /** An OTP login of the wallet's EMAIL_OTP credential (created on first use); false when its challenges are used up. */
+  private async login(c: Customer): Promise<boolean> {
+    const wallet = c.wallet!;
+    let bundle: string;
+    if (wallet.credentialId === null) {
+      const res = await this.w.api.post('/auth/credentials', { type: 'EMAIL_OTP', accountId: wallet.accountId });
+      this.w.record(`wallet ${wallet.accountId}: add EMAIL_OTP credential → ${res.status}`);
+      expectStatus(res, 201, 'create EMAIL_OTP credential');
+      wallet.credentialId = res.body.id;
+      bundle = res.body.otpEncryptionTargetBundle;
+    } else {
+      if (wallet.challenges >= 5) return false;
+      wallet.challenges += 1;
+      const res = await this.w.api.post(`/auth/credentials/${wallet.credentialId}/challenge`, {});
+      this.w.record(`wallet ${wallet.accountId}: OTP challenge → ${res.status}`);
+      expectStatus(res, 200, 'OTP challenge');
+      bundle = res.body.otpEncryptionTargetBundle;
+    }
+    const tek = generateKeyPair({ compressed: true });
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: encryptOtp(bundle, tek.publicKey, '000000') };
+    const leg1 = await this.w.api.post(`/auth/credentials/${wallet.credentialId}/verify`, body);
+    expectStatus(leg1, 202, 'OTP verify (challenge)');
+    const leg2 = await this.w.api.post(`/auth/credentials/${wallet.credentialId}/verify`, body, {
+      headers: { 'service-wallet-signature': stamp(tek.privateKey, leg1.body.payloadToSign), 'request-id': leg1.body.requestId },
+    });
+    this.w.record(`wallet ${wallet.accountId}: OTP verify (signed) → ${leg2.status} ${leg2.body?.id ?? leg2.body?.code}`);
+    expectStatus(leg2, 200, 'OTP verify (signed)');
+    const expiresAt = Date.parse(leg2.body.expiresAt);
+    if (this.w.deterministic) eq('session expiresAt', expiresAt, this.w.now() + SESSION_MS);
+    wallet.session = { id: leg2.body.id, privateKey: tek.privateKey, expiresAt };
+    this.w.features.add(wallet.challenges === 0 ? 'wallet first login' : 'wallet login again');
+    return true;
+  }
+
+  async walletPay(): Promise<void> {
+    const c = this.rng.pick(this.customers.filter((x) => x.wallet));
+    const wallet = c.wallet!;
+    const a = this.m.account(wallet.accountId);
+    if (this.volatile(a.id)) return;
+    if (a.available < 2_000_000) await this.w.send(this.planFund(a, this.rng.int(50_000_000, 2_000_000_000)));
+    if (this.nearRateBoundary(5_000)) return;
+    const dkind = this.rng.weighted([['USD', 3], ['USDB', 2], ['uma', 1]] as const);
+    const d: Destination =
+      dkind === 'uma' ? { kind: 'uma', name: '$success.usd' } : { kind: 'external', ext: await this.external(c.id, dkind === 'USD' ? 'US' : 'USDB', this.pickSuffix(QUOTE_SUFFIXES)) };
+    const side = dkind === 'USD' && this.rng.chance(0.3) ? 'RECEIVING' : 'SENDING';
+    const amount = side === 'RECEIVING' ? this.rng.int(100, 100_000) : this.amountFrom(a, 1_000_000);
+    const immediate = this.rng.chance(0.1);
+    const created = await this.w.send(await this.planQuote(a, d, side, amount, immediate));
+    if (created.status !== 201) return;
+    const q = this.m.quotes.get(created.body.id)!;
+    if (this.rng.chance(0.25)) await this.w.send(this.planExecute(q));
+    const session = wallet.session;
+    if (session && this.w.clearlyAfter(session.expiresAt) && this.rng.chance(0.5)) {
+      // A stamp by an expired session is refused; nothing moves.
+      await this.w.send(this.planExecute(q, stamp(session.privateKey, q.payload!)));
+      this.w.features.add('wallet execute with an expired session');
+    }
+    if (!wallet.session || !this.w.clearlyBefore(wallet.session.expiresAt - 5_000)) {
+      if (!(await this.login(c))) return;
+    }
+    await this.w.send(this.planExecute(q, stamp(wallet.session!.privateKey, q.payload!)));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Agents
+
+  async createAgent(): Promise<void> {
+    const c = this.rng.pick(this.customers);
+    // Alternate the default mode so both kinds of agent exist early.
+    const mode = this.m.agents.size % 2 === 0 ? 'AUTO' : 'APPROVAL_REQUIRED';
+    const limit = this.rng.pick([50_000, 500_000, 5_000_000]);
+    const usd = c.accounts.get('USD')!;
+    const rule = this.rng.chance(0.3) ? { accountId: usd, executionMode: mode === 'AUTO' ? 'APPROVAL_REQUIRED' : 'AUTO' } : undefined;
+    const policy = {
+      permissions: AGENT_PERMISSIONS,
+      defaultExecutionMode: mode,
+      spendingLimits: { currency: 'USD', perTransactionLimit: limit },
+      ...(rule ? { accountRestrictions: { accountRules: [rule] } } : {}),
+    };
+    const res = await this.w.api.post('/agents', { name: `Workload agent ${this.m.agents.size + 1}`, customerId: c.id, policy }, { headers: { 'idempotency-key': this.w.nextKey() } });
+    this.w.record(`create agent for customer ${c.n} (${mode}${rule ? `, ${rule.executionMode} on USD` : ''}, limit ${limit}) → ${res.status} ${res.body?.agent?.id ?? res.body?.code}`);
+    expectStatus(res, 201, 'create agent');
+    const redeemed = await this.w.anon.post(`/agents/device-codes/${res.body.deviceCode.code}/redeem`);
+    this.w.record(`redeem the agent's device code → ${redeemed.status}`);
+    expectStatus(redeemed, 200, 'redeem device code');
+    const agent: MAgent = {
+      id: res.body.agent.id,
+      customerId: c.id,
+      token: redeemed.body.accessToken,
+      mode,
+      perTransactionLimit: limit,
+      ruleAccount: rule ? usd : null,
+      ruleMode: rule ? (rule.executionMode as MAgent['mode']) : null,
+    };
+    this.m.agents.set(agent.id, agent);
+    this.agentClients.set(agent.id, new Api(() => this.w.target.baseUrl(), { bearer: agent.token }));
+  }
+
+  private modeFor(agent: MAgent, accountId: string): MAgent['mode'] {
+    return agent.ruleAccount === accountId && agent.ruleMode ? agent.ruleMode : agent.mode;
+  }
+
+  /** An agent's transfer-out or transfer-in: an action, executed at once (AUTO) or waiting for approval. */
+  async agentTransfer(): Promise<void> {
+    const agent = this.rng.pick([...this.m.agents.values()]);
+    const c = this.customers.find((x) => x.id === agent.customerId)!;
+    const a = this.m.account(c.accounts.get('USD')!);
+    const out = this.rng.chance(0.65);
+    if (this.volatile(a.id)) return;
+    const ext = await this.external(c.id, 'US', this.pickSuffix(TRANSFER_SUFFIXES));
+    const amount = out ? this.amountFrom(a) : this.rng.int(100, 1_000_000);
+    const mode = this.modeFor(agent, a.id);
+    const bounds = CURRENCY_BOUNDS.USD!;
+    let expect: Expect;
+    if (amount > agent.perTransactionLimit) expect = { status: 403, code: 'FORBIDDEN' };
+    else if (mode === 'APPROVAL_REQUIRED') expect = { status: 201 };
+    else if (amount < bounds.min || amount > bounds.max) expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
+    else if (out && amount > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
+    else expect = { status: 201 };
+    const body = out ? { source: { accountId: a.id }, destination: { accountId: ext.id }, amount } : { source: { accountId: ext.id }, destination: { accountId: a.id }, amount };
+    await this.w.send({
+      label: `agent ${agent.id} (${mode}) transfer-${out ? 'out' : 'in'} ${out ? `→ …${ext.suffix}` : `…${ext.suffix} →`} ${amount}`,
+      client: this.agentApi(agent.id),
+      path: out ? '/agents/me/transfer-out' : '/agents/me/transfer-in',
+      body,
+      key: this.w.nextKey(),
+      debits: [a.id],
+      feature: `agent transfer-${out ? 'out' : 'in'} ${mode}`,
+      apply: (res) => {
+        if (expect.code) return expectError(res, expect.status, expect.code, 'agent transfer');
+        expectStatus(res, 201, 'agent transfer');
+        const action: MAction = {
+          id: res.body.id,
+          agentId: agent.id,
+          type: out ? 'TRANSFER_OUT' : 'TRANSFER_IN',
+          status: mode === 'AUTO' ? 'APPROVED' : 'PENDING_APPROVAL',
+          transfer: { source: out ? a.id : ext.id, destination: out ? ext.id : a.id, amount },
+          quoteId: null,
+          txId: null,
+          announced: mode !== 'AUTO',
+        };
+        eq('agent action status', res.body.status, action.status);
+        if (mode === 'AUTO') {
+          action.txId = res.body.transaction?.id ?? null;
+          if (!action.txId) throw new AuditError(`an AUTO action came back without its transaction: ${JSON.stringify(res.body)}`);
+          if (out) this.applyTransferOut(res.body.transaction, a, ext, amount);
+          else this.applyTransferIn(res.body.transaction, ext, a, amount);
+        }
+        checkAction(res.body, action.status, action.txId);
+        this.m.actions.set(action.id, action);
+      },
+    });
+  }
+
+  async agentQuote(): Promise<void> {
+    if (this.nearRateBoundary(5_000)) return;
+    const agent = this.rng.pick([...this.m.agents.values()]);
+    const c = this.customers.find((x) => x.id === agent.customerId)!;
+    const a = this.m.account(c.accounts.get('USD')!);
+    const d = await this.pickDestination(a, c.id, false);
+    const side = this.rng.chance(0.8) ? 'SENDING' : 'RECEIVING';
+    const created = await this.w.send(await this.planQuote(a, d, side, this.quoteAmount(a, side, this.destCurrency(d)), false, { agent }));
+    if (created.status === 201 && this.rng.chance(0.6)) await this.agentExecuteQuote(agent, this.m.quotes.get(created.body.id)!);
+  }
+
+  async agentExecute(): Promise<void> {
+    const agent = this.rng.pick([...this.m.agents.values()]);
+    const quotes = [...this.m.quotes.values()].filter(
+      (q) => q.agentId === agent.id && !this.volatile(q.source) && (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt)),
+    );
+    const open = quotes.filter((q) => q.status === 'PENDING');
+    const q = open.length > 0 && this.rng.chance(0.85) ? this.rng.pick(open) : quotes.length > 0 ? this.rng.pick(quotes) : undefined;
+    if (!q) return this.agentQuote();
+    await this.agentExecuteQuote(agent, q);
+  }
+
+  private async agentExecuteQuote(agent: MAgent, q: MQuote): Promise<void> {
+    const a = this.m.account(q.source);
+    const mode = this.modeFor(agent, a.id);
+    const waiting = [...this.m.actions.values()].some((x) => x.quoteId === q.id && x.status === 'PENDING_APPROVAL');
+    let expect: Expect;
+    if (waiting || q.status !== 'PENDING' || this.w.clearlyAfter(q.expiresAt)) expect = { status: 409, code: 'CONFLICT' };
+    else if (q.total > agent.perTransactionLimit) expect = { status: 403, code: 'FORBIDDEN' };
+    else if (mode === 'APPROVAL_REQUIRED') expect = { status: 200 };
+    else if (q.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
+    else expect = { status: 200 };
+    await this.w.send({
+      label: `agent ${agent.id} (${mode}) execute ${q.id} (${q.status}, ${q.total})`,
+      client: this.agentApi(agent.id),
+      path: `/agents/me/quotes/${q.id}/execute`,
+      body: {},
+      key: this.w.nextKey(),
+      debits: [a.id],
+      feature: `agent execute ${mode}`,
+      apply: (res) => {
+        this.w.touched.quotes.add(q.id);
+        if (expect.code) return expectError(res, expect.status, expect.code, 'agent execute');
+        expectStatus(res, 200, 'agent execute');
+        const action: MAction = {
+          id: res.body.id,
+          agentId: agent.id,
+          type: 'EXECUTE_QUOTE',
+          status: mode === 'AUTO' ? 'APPROVED' : 'PENDING_APPROVAL',
+          transfer: null,
+          quoteId: q.id,
+          txId: null,
+          announced: mode !== 'AUTO',
+        };
+        if (mode === 'AUTO') {
+          this.m.executeQuote(q, this.w.timeOf(undefined));
+          action.txId = q.txId;
+          this.w.touched.txs.add(q.txId);
+        }
+        checkAction(res.body, action.status, action.txId);
+        this.m.actions.set(action.id, action);
+      },
+    });
+  }
+
+  /** The platform approves or rejects an agent action; approval runs it under the balances and quote state of now. */
+  async decideAction(): Promise<void> {
+    const all = [...this.m.actions.values()].filter((x) => (x.quoteId === null || this.predictableQuote(x.quoteId)) && !this.volatile(this.sourceOf(x)));
+    const pending = all.filter((x) => x.status === 'PENDING_APPROVAL');
+    const action = pending.length > 0 && this.rng.chance(0.9) ? this.rng.pick(pending) : all.length > 0 ? this.rng.pick(all) : undefined;
+    if (!action) return;
+    const approve = this.rng.chance(0.7);
+    let expect: Expect & { outcome?: 'APPROVED' | 'FAILED' };
+    if (action.status !== 'PENDING_APPROVAL') expect = { status: 409, code: 'CONFLICT' };
+    else if (!approve) expect = { status: 200, outcome: undefined };
+    else expect = { status: 200, outcome: this.approvalOutcome(action) };
+    await this.w.send({
+      label: `${approve ? 'approve' : 'reject'} agent action ${action.id} (${action.type}, ${action.status})`,
+      client: this.w.api,
+      path: `/agents/${action.agentId}/actions/${action.id}/${approve ? 'approve' : 'reject'}`,
+      body: approve ? {} : { reason: 'not today' },
+      key: undefined,
+      debits: [],
+      feature: `${approve ? 'approve' : 'reject'} agent action ${action.type}${expect.outcome ? ` → ${expect.outcome}` : ''}`,
+      apply: (res) => {
+        this.w.touched.actions.add(action.id);
+        if (expect.code) return expectError(res, expect.status, expect.code, 'decide agent action');
+        expectStatus(res, 200, 'decide agent action');
+        if (!approve) {
+          action.status = 'REJECTED';
+          eq('rejected action rejectionReason', res.body.rejectionReason, 'not today');
+        } else if (expect.outcome === 'FAILED') {
+          action.status = 'FAILED';
+          if (typeof res.body.failureReason !== 'string') throw new AuditError(`a FAILED action without failureReason: ${res.text}`);
+        } else {
+          action.status = 'APPROVED';
+          this.runApproved(action, res.body);
+        }
+        checkAction(res.body, action.status, action.txId);
+      },
+    });
+  }
+
+  /** The internal account an action takes money from (or credits). */
+  private sourceOf(action: MAction): string {
+    if (action.quoteId) return this.m.quotes.get(action.quoteId)!.source;
+    return action.type === 'TRANSFER_OUT' ? action.transfer!.source : action.transfer!.destination;
+  }
+
+  /** Whether an action's quote is clear of its expiry margin (so approving it has a predictable result). */
+  private predictableQuote(quoteId: string): boolean {
+    const q = this.m.quotes.get(quoteId)!;
+    return this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt);
+  }
+
+  private approvalOutcome(action: MAction): 'APPROVED' | 'FAILED' {
+    if (action.type === 'EXECUTE_QUOTE') {
+      const q = this.m.quotes.get(action.quoteId!)!;
+      if (q.status !== 'PENDING' || this.w.clearlyAfter(q.expiresAt)) return 'FAILED';
+      return q.total > this.m.account(q.source).available ? 'FAILED' : 'APPROVED';
+    }
+    if (action.type === 'TRANSFER_OUT') return action.transfer!.amount > this.m.account(action.transfer!.source).available ? 'FAILED' : 'APPROVED';
+    return 'APPROVED';
+  }
+
+  private runApproved(action: MAction, w: Wire): void {
+    if (action.type === 'EXECUTE_QUOTE') {
+      const q = this.m.quotes.get(action.quoteId!)!;
+      this.m.executeQuote(q, this.w.timeOf(w.updatedAt));
+      action.txId = q.txId;
+      this.w.touched.txs.add(q.txId);
+      this.w.touched.quotes.add(q.id);
+      return;
+    }
+    const tr = action.transfer!;
+    const ext = this.m.externals.find((e) => e.id === (action.type === 'TRANSFER_OUT' ? tr.destination : tr.source))!;
+    if (!w.transaction) throw new AuditError(`an approved action came back without its transaction: ${JSON.stringify(w)}`);
+    action.txId = w.transaction.id;
+    if (action.type === 'TRANSFER_OUT') this.applyTransferOut(w.transaction, this.m.account(tr.source), ext, tr.amount);
+    else this.applyTransferIn(w.transaction, ext, this.m.account(tr.destination), tr.amount);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Idempotency replays
+
+  /**
+   * Sends an earlier successful keyed request again: the same request must answer the stored
+   * response (Idempotency-Hit) and change nothing; the same key with another body is a 409.
+   */
+  async replay(): Promise<void> {
+    const s = this.rng.pick(this.w.sent);
+    const p = s.planned;
+    const body = p.body as Record<string, unknown>;
+    const changed = this.changedBody(body);
+    if (changed && this.rng.chance(0.25)) {
+      const res = await p.client.post(p.path, changed, { headers: { ...p.headers, 'idempotency-key': p.key! } });
+      this.w.record(`reuse the key of "${p.label}" with another body → ${res.status}`);
+      this.w.features.add('idempotency key reused with another body');
+      return expectError(res, 409, 'CONFLICT', 'idempotency key reused with another body');
+    }
+    const res = await this.w.post(p);
+    this.w.record(`replay "${p.label}" → ${res.status}${res.headers.get('idempotency-hit') ? ' (hit)' : ''}`);
+    eq('replay status', res.status, s.status);
+    eq('replay Idempotency-Hit', res.headers.get('idempotency-hit'), 'true');
+    if (canonical(res.body) !== canonical(s.body)) throw new AuditError(`replay body differs:\n  first  ${canonical(s.body)}\n  replay ${canonical(res.body)}`);
+    this.w.features.add('idempotent replay');
+  }
+
+  private changedBody(body: Record<string, unknown>): Record<string, unknown> | undefined {
+    if (typeof body.amount === 'number') return { ...body, amount: body.amount + 1 };
+    if (typeof body.lockedCurrencyAmount === 'number') return { ...body, lockedCurrencyAmount: body.lockedCurrencyAmount + 1 };
+    return undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Crash bursts
+
+  /**
+   * `n` keyed money requests that can run concurrently with predictable outcomes: each touches
+   * accounts no other one touches (so their order does not matter), none near a rate window or
+   * quote expiry the restart could cross.
+   */
+  async burst(n: number): Promise<Planned[]> {
+    const out: Planned[] = [];
+    const used = new Set<string>();
+    // A cut-off request is sent again only after the restart: keep clear of outcomes due before then.
+    const free = (a: MAccount) => !used.has(a.id) && !this.volatile(a.id, 120_000);
+    for (let tries = 0; out.length < n && tries < n * 6; tries++) {
+      const kind = this.rng.weighted([['fund', 2], ['out', 3], ['in', 2], ['quote', 2], ['execute', 2]] as const);
+      let p: Planned | undefined;
+      if (kind === 'fund') {
+        const candidates = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && free(a));
+        if (candidates.length) {
+          const a = this.rng.pick(candidates);
+          p = this.planFund(a, a.currency === 'USDB' ? this.rng.int(1_000_000, 1_000_000_000) : this.rng.int(10_000, 2_000_000));
+        }
+      } else if (kind === 'out') {
+        const candidates = this.fiatAccounts().filter(free);
+        if (candidates.length) {
+          const a = this.pickAccount(candidates);
+          const ext = await this.external(a.customerId, a.currency === 'USD' ? 'US' : 'EUR', this.pickSuffix(TRANSFER_SUFFIXES));
+          p = this.planTransferOut(a, ext, this.amountFrom(a));
+        }
+      } else if (kind === 'in') {
+        const candidates = this.fiatAccounts().filter((a) => a.currency === 'USD' && free(a));
+        if (candidates.length) {
+          const a = this.rng.pick(candidates);
+          p = this.planTransferIn(await this.external(a.customerId, 'US', this.pickSuffix(TRANSFER_SUFFIXES)), a, this.rng.int(100, 1_000_000));
+        }
+      } else if (kind === 'quote') {
+        const candidates = this.fiatAccounts().filter(free);
+        if (candidates.length && !this.nearRateBoundary(60_000)) {
+          const a = this.pickAccount(candidates);
+          const d = await this.pickDestination(a, a.customerId, false);
+          p = await this.planQuote(a, d, 'SENDING', this.quoteAmount(a, 'SENDING', this.destCurrency(d)), true);
+        }
+      } else {
+        const candidates = [...this.m.quotes.values()].filter(
+          (q) => q.status === 'PENDING' && q.agentId === null && !q.realtime && q.expiresAt - this.w.now() > 30_000 && this.m.account(q.source).type !== 'EMBEDDED_WALLET' && free(this.m.account(q.source)),
+        );
+        if (candidates.length) p = this.planExecute(this.rng.pick(candidates));
+      }
+      if (!p) continue;
+      p.debits.forEach((id) => used.add(id));
+      out.push(p);
+    }
+    return out;
+  }
+}
+
+/** JSON with sorted keys, for comparing bodies regardless of key order. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) =>
+    val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : val,
+  );
+}
+

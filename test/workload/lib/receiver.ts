@@ -1,0 +1,67 @@
+/**
+ * The workload's webhook endpoint: a loopback receiver that checks every signature (as the README
+ * tells users to) and records each event id it acknowledged. It answers 202 to
+ * INCOMING_PAYMENT.PENDING — "waiting for POST /transactions/{id}/approve|reject" — so incoming
+ * UMA payments are decided by the workload's own requests, and 200 to everything else.
+ */
+import { createServer, type Server } from 'node:http';
+import { verifyWebhook } from '../../../src/webhooks/verify.ts';
+
+export class WebhookReceiver {
+  url = '';
+  /** The platform's signing key (PEM); set before events arrive. */
+  publicKey = '';
+  /** Event id → type, for every event acknowledged at least once. */
+  readonly acked = new Map<string, string>();
+  /** Deliveries per event id (duplicates are allowed: delivery is at least once). */
+  readonly deliveries = new Map<string, number>();
+  readonly badSignatures: string[] = [];
+  private readonly server: Server;
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const signature = String(req.headers['x-grid-signature'] ?? '');
+        let event: { id?: unknown; type?: unknown } | undefined;
+        try {
+          event = JSON.parse(raw.toString('utf8')) as { id?: unknown; type?: unknown };
+        } catch {
+          event = undefined;
+        }
+        let valid = false;
+        try {
+          valid = this.publicKey !== '' && verifyWebhook(raw, signature, this.publicKey);
+        } catch {
+          valid = false;
+        }
+        if (!valid || typeof event?.id !== 'string' || typeof event.type !== 'string') {
+          this.badSignatures.push(`${String(event?.id)}: ${signature}`);
+          res.writeHead(400).end('bad signature');
+          return;
+        }
+        const id = event.id;
+        const type = event.type;
+        this.deliveries.set(id, (this.deliveries.get(id) ?? 0) + 1);
+        res.once('finish', () => this.acked.set(id, type));
+        res.writeHead(type === 'INCOMING_PAYMENT.PENDING' ? 202 : 200, { 'content-type': 'text/plain' }).end('ok');
+      });
+    });
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    const addr = this.server.address();
+    if (!addr || typeof addr !== 'object') throw new Error('webhook receiver did not bind');
+    this.url = `http://127.0.0.1:${addr.port}/hooks`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+}
