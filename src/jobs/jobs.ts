@@ -14,6 +14,7 @@ import { Poller } from '../lib/poller.ts';
 import type { StoreKind } from '../store/db.ts';
 import { prepared, type Prepared } from '../store/prepared.ts';
 import { isTransientConflict } from '../store/retry.ts';
+import { PARKED_MS } from '../outbox/outbox.ts';
 import type { Database, JobsTable, PlatformRow } from '../store/schema.ts';
 
 export type JobRow = Selectable<JobsTable>;
@@ -58,7 +59,9 @@ export async function shiftPlatformSchedule(trx: Kysely<Database>, kind: StoreKi
   let jobs = trx.selectFrom('jobs').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING');
   if (kind === 'postgres') jobs = jobs.forUpdate().skipLocked();
   await trx.updateTable('jobs').set({ due_at_ms: sql`due_at_ms - ${ms}` }).where('id', 'in', jobs).execute();
-  let events = trx.selectFrom('outbox_events').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING');
+  // Parked events (waiting behind an older one of their resource, see webhooks/deliverer.ts) have
+  // no due time to move.
+  let events = trx.selectFrom('outbox_events').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING').where('next_attempt_ms', '<', PARKED_MS);
   if (kind === 'postgres') events = events.forUpdate().skipLocked();
   await trx.updateTable('outbox_events').set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` }).where('id', 'in', events).execute();
 }

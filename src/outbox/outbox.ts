@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { prepared, type Prepared } from '../store/prepared.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database, OutboxEventRow } from '../store/schema.ts';
 import type { WebhookType } from '../webhooks/catalogue.ts';
 
 export interface EventInput {
@@ -87,3 +87,15 @@ const insertEvent = prepared((db, a: { id: string; platformId: string; type: str
     next_attempt_ms: 0,
   }),
 );
+
+/**
+ * next_attempt_ms of a parked event (waiting behind an older event of its resource; see
+ * webhooks/deliverer.ts): never due by time (2^52 ms is ~140,000 years away). Anything at
+ * or above PARKED_MIN counts as parked, so a clock shift that skipped it cannot unpark it by accident.
+ */
+export const PARKED_MS = 2 ** 52;
+export const PARKED_MIN = 2 ** 51;
+
+export function isParked(e: Pick<OutboxEventRow, 'next_attempt_ms'>): boolean {
+  return Number(e.next_attempt_ms) >= PARKED_MIN;
+}

@@ -23,14 +23,22 @@
  *   (shiftPlatformSchedule) and then calls `drain(platformId)`, so retries follow the platform clock.
  * - A DELIVERING event whose lease (20 s: above the 10 s request timeout plus recording, short
  *   enough that a crashed process's attempts are retried soon) ran out is claimed again.
+ * - Parking: a due event that waits behind an older one of its resource is parked (next_attempt_ms
+ *   set to PARKED_MS) when a claim first meets it, so later claims do not walk past it again — a
+ *   busy resource (one account's balance updates) would otherwise make every claim scan its whole
+ *   backlog. Recording an event's final outcome unparks the next one of its resource. That is only
+ *   the fast path: on PostgreSQL a park and an unpark in concurrent transactions can miss each
+ *   other, so a sweep (`unparkReady`, each second and before draining one platform) unparks every
+ *   parked event with nothing older undelivered. The order rule itself is checked at every claim.
  */
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
 import { errors } from '../http/errors.ts';
 import { Poller } from '../lib/poller.ts';
 import { iso, platformNowMs } from '../lib/time.ts';
 import { settingsOf } from '../modules/platforms/platform-settings.ts';
 import type { StoreKind } from '../store/db.ts';
+import { isParked, PARKED_MIN, PARKED_MS } from '../outbox/outbox.ts';
 import { retryOnConflict } from '../store/retry.ts';
 import type { Database, OutboxEventRow, PlatformRow } from '../store/schema.ts';
 import { signatureHeader, webhookSigningKey } from './keys.ts';
@@ -43,6 +51,10 @@ const LEASE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4096;
 const BATCH_SIZE = 20;
+/** Due events a claim looks at per platform: the batch plus room for the ones it parks. */
+const SCAN_SIZE = 200;
+/** How often the background loop sweeps parked events whose turn has come (see the module comment). */
+const UNPARK_SWEEP_MS = 1_000;
 const RETRY_BASE_MS = 30_000;
 const RETRY_CAP_MS = 30 * 60_000;
 const RETRY_WINDOW_MS = 7 * 24 * 3600_000;
@@ -108,6 +120,10 @@ export class WebhookDeliverer {
   private readonly shutdown = new AbortController();
   /** Reply hooks by event type; modules register theirs (see `onReply`). */
   private readonly replyHooks = new Map<string, ReplyHook>();
+  /** When the background loop last swept parked events (system clock). */
+  private lastSweepMs = 0;
+  /** Where the next claim starts in the list of platforms, so none waits behind another's backlog. */
+  private platformTurn = 0;
 
   constructor(private readonly o: DelivererOptions) {
     this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onError?.(err));
@@ -135,64 +151,103 @@ export class WebhookDeliverer {
   async drain(platformId?: string): Promise<number> {
     let n = 0;
     const deadline = Date.now() + DRAIN_WAIT_MS;
+    if (platformId) await this.unparkReady(platformId);
     for (;;) {
       if (this.poller.isStopped && !platformId) return n;
-      const claimed = await this.claim(platformId);
+      if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
+        this.lastSweepMs = Date.now();
+        await this.unparkReady(undefined);
+      }
+      const { claimed, parked } = await this.claim(platformId);
       if (claimed.length > 0) {
         await Promise.all(claimed.map((c) => this.attempt(c)));
         n += claimed.length;
         continue;
       }
-      if (!platformId || Date.now() > deadline || !(await this.busy(platformId))) return n;
+      if (parked > 0) continue;
+      if (!platformId || Date.now() > deadline) return n;
+      // Another worker's attempt may unpark an event of this platform when it is recorded.
+      if (!(await this.busy(platformId))) {
+        if ((await this.unparkReady(platformId)) === 0) return n;
+        continue;
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
-  /** Claims up to BATCH_SIZE due events, at most one per resource (the oldest not yet delivered). */
-  private async claim(platformId: string | undefined): Promise<Claimed[]> {
+  /** The platforms with a webhook endpoint (optionally just one), with what delivery needs. */
+  private async platformsWithEndpoint(platformId: string | undefined): Promise<{ id: string; url: string }[]> {
+    // Config is compact JSON; the URL is read from it below (settingsOf's rule).
+    let q = this.o.db.selectFrom('platforms').select(['id', 'config']).where('config', 'like', '%"webhookEndpoint":"%');
+    if (platformId) q = q.where('id', '=', platformId);
+    const out: { id: string; url: string }[] = [];
+    for (const p of await q.execute()) {
+      const url = (JSON.parse(p.config) as { webhookEndpoint?: string }).webhookEndpoint;
+      if (url) out.push({ id: p.id, url });
+    }
+    return out;
+  }
+
+  /**
+   * Claims up to BATCH_SIZE due events, at most one per resource (the oldest not yet delivered),
+   * and parks the due events it finds waiting behind an older one. Starts from the (few) platforms
+   * that have an endpoint, so events of platforms without one — which stay PENDING — cost nothing
+   * however many pile up; each platform's due events are read in due order straight off an index.
+   */
+  private async claim(platformId: string | undefined): Promise<{ claimed: Claimed[]; parked: number }> {
+    const platforms = await this.platformsWithEndpoint(platformId);
+    const out: Claimed[] = [];
+    let parked = 0;
+    const start = this.platformTurn++ % Math.max(platforms.length, 1);
+    for (let k = 0; k < platforms.length && out.length < BATCH_SIZE; k++) {
+      const p = platforms[(start + k) % platforms.length]!;
+      const r = await this.claimFrom(p, platformId !== undefined, BATCH_SIZE - out.length);
+      out.push(...r.claimed);
+      parked += r.parked;
+    }
+    return { claimed: out, parked };
+  }
+
+  private async claimFrom(p: { id: string; url: string }, waitForLocks: boolean, room: number): Promise<{ claimed: Claimed[]; parked: number }> {
     const now = this.o.clock.nowMs();
-    // Start from the (few) platforms that have an endpoint, so events of platforms without one —
-    // which stay PENDING — cost nothing however many pile up.
-    let withEndpoint = this.o.db.selectFrom('platforms').select('id').where('config', 'like', '%"webhookEndpoint":"%');
-    if (platformId) withEndpoint = withEndpoint.where('id', '=', platformId);
-    const platformIds = (await withEndpoint.execute()).map((r) => r.id);
-    if (platformIds.length === 0) return [];
     return this.o.db.transaction().execute(async (trx) => {
-      let q = trx
-        .selectFrom('outbox_events as e')
-        .innerJoin('platforms as p', 'p.id', 'e.platform_id')
-        .selectAll('e')
-        .select(['p.config as platform_config', 'p.clock_offset_ms as platform_offset'])
-        .where('e.platform_id', 'in', platformIds)
-        .where('e.status', 'in', ['PENDING', 'DELIVERING'])
-        .where('e.next_attempt_ms', '<=', now)
-        // Only platforms with an endpoint (config is compact JSON; settingsOf re-checks below).
-        .where('p.config', 'like', '%"webhookEndpoint":"%')
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('outbox_events as o')
-                .select('o.id')
-                .whereRef('o.platform_id', '=', 'e.platform_id')
-                .whereRef('o.resource_id', '=', 'e.resource_id')
-                .whereRef('o.id', '<', 'e.id')
-                .where('o.status', 'in', ['PENDING', 'DELIVERING']),
-            ),
-          ),
-        )
-        .orderBy('e.id')
-        .limit(BATCH_SIZE);
-      if (platformId) q = q.where('e.platform_id', '=', platformId);
-      // Several processes on one PostgreSQL: the background loop takes events no one else holds; a
-      // caller draining one platform (a sandbox clock advance) waits for rows another worker is
-      // claiming, then sees them DELIVERING and waits for the attempt (see `busy`).
-      if (this.o.kind === 'postgres') q = platformId ? q.forUpdate('e') : q.forUpdate('e').skipLocked();
-      const rows = await q.execute();
+      // Due events in due order, each with whether an older event of its resource is undelivered.
+      const due = (status: 'PENDING' | 'DELIVERING') => {
+        let q = trx
+          .selectFrom('outbox_events as e')
+          // The platform's clock offset as of this transaction (a clock advance may have just
+          // committed): attempts are logged on the platform clock.
+          .innerJoin('platforms as p', 'p.id', 'e.platform_id')
+          .selectAll('e')
+          .select('p.clock_offset_ms as platform_offset')
+          .select((eb) => olderUndelivered(eb).as('blocked'))
+          .where('e.platform_id', '=', p.id)
+          .where('e.status', '=', status)
+          .where('e.next_attempt_ms', '<=', now)
+          .orderBy('e.next_attempt_ms')
+          .orderBy('e.id')
+          .limit(SCAN_SIZE);
+        // Several processes on one PostgreSQL: the background loop takes events no one else holds;
+        // a caller draining one platform (a sandbox clock advance) waits for rows another worker
+        // is claiming, then sees them DELIVERING and waits for the attempt (see `busy`).
+        if (this.o.kind === 'postgres') q = waitForLocks ? q.forUpdate('e') : q.forUpdate('e').skipLocked();
+        return q.execute();
+      };
+      // Expired leases first (a crashed worker's attempts), then PENDING events.
+      const rows = [...(await due('DELIVERING')), ...(await due('PENDING'))];
       const out: Claimed[] = [];
-      for (const { platform_config, platform_offset, ...event } of rows) {
-        const url = (JSON.parse(platform_config) as { webhookEndpoint?: string }).webhookEndpoint;
-        if (!url) continue;
+      const toPark: string[] = [];
+      const seen = new Set<string>();
+      for (const { blocked, platform_offset, ...event } of rows) {
         const offsetMs = Number(platform_offset);
+        // Blocked, or behind an event of its resource claimed in this batch: it waits.
+        const waits = Boolean(Number(blocked)) || seen.has(event.resource_id);
+        seen.add(event.resource_id);
+        if (waits) {
+          if (event.status === 'PENDING') toPark.push(event.id);
+          continue;
+        }
+        if (out.length >= room) continue;
         const firstAt = event.first_attempt_at ?? iso(now + offsetMs);
         const attempts = event.attempts + 1;
         // Optimistic check on (status, attempts) as well as the row lock: two workers never both
@@ -205,10 +260,71 @@ export class WebhookDeliverer {
           .where('attempts', '=', event.attempts)
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) !== 1) continue;
-        out.push({ event: { ...event, attempts, first_attempt_at: firstAt }, url, offsetMs });
+        out.push({ event: { ...event, attempts, first_attempt_at: firstAt }, url: p.url, offsetMs });
       }
-      return out;
+      let parked = 0;
+      if (this.o.kind === 'postgres') toPark.splice(0, toPark.length, ...(await this.stillBlocked(trx, toPark)));
+      if (toPark.length > 0) {
+        const r = await trx
+          .updateTable('outbox_events')
+          .set({ next_attempt_ms: PARKED_MS })
+          .where('id', 'in', toPark)
+          .where('status', '=', 'PENDING')
+          .where('next_attempt_ms', '<=', now)
+          .executeTakeFirst();
+        parked = Number(r.numUpdatedRows);
+      }
+      return { claimed: out, parked };
     });
+  }
+
+  /**
+   * PostgreSQL: of the events about to be parked, those that still wait behind an older event that
+   * no other transaction is finishing — with that event share-locked until this transaction ends.
+   * An event being finished (its row locked by the outcome's transaction) is skipped, not waited
+   * for, and the event behind it is left due rather than parked: its next claim sees the outcome.
+   * So a park and the unpark of the event's predecessor cannot miss each other: the outcome's
+   * update of the predecessor waits for this transaction, then its unpark sees the park. (Waiting
+   * only in one direction — outcome for claim — also means no deadlock.)
+   */
+  private async stillBlocked(trx: Kysely<Database>, ids: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const id of ids) {
+      const blocker = await trx
+        .selectFrom('outbox_events as e')
+        .innerJoin('outbox_events as o', (j) => j.onRef('o.platform_id', '=', 'e.platform_id').onRef('o.resource_id', '=', 'e.resource_id').onRef('o.id', '<', 'e.id'))
+        .select('o.id')
+        .where('e.id', '=', id)
+        .where('o.status', 'in', ['PENDING', 'DELIVERING'])
+        .limit(1)
+        .forShare('o')
+        .skipLocked()
+        .executeTakeFirst();
+      if (blocker) out.push(id);
+    }
+    return out;
+  }
+
+  /**
+   * Makes due every parked event (optionally of one platform) that no longer waits behind an older
+   * undelivered event of its resource; returns how many. Catches the unparks that concurrent
+   * transactions missed (see the module comment); only platforms with an endpoint are looked at.
+   */
+  private async unparkReady(platformId: string | undefined): Promise<number> {
+    const platforms = await this.platformsWithEndpoint(platformId);
+    let n = 0;
+    for (const p of platforms) {
+      const r = await this.o.db
+        .updateTable('outbox_events as e')
+        .set({ next_attempt_ms: 0 })
+        .where('e.platform_id', '=', p.id)
+        .where('e.status', '=', 'PENDING')
+        .where('e.next_attempt_ms', '>=', PARKED_MIN)
+        .where((eb) => eb.not(olderUndelivered(eb)))
+        .executeTakeFirst();
+      n += Number(r.numUpdatedRows);
+    }
+    return n;
   }
 
   /** True while the platform has attempts in flight (here or in another process) or due events. */
@@ -314,13 +430,31 @@ export class WebhookDeliverer {
           error: r.error,
         })
         .execute();
-      await trx
+      const moved = await trx
         .updateTable('outbox_events')
         .set({ status, next_attempt_ms: next })
         .where('id', '=', e.id)
         .where('status', '=', 'DELIVERING')
         .where('attempts', '=', e.attempts)
-        .execute();
+        .executeTakeFirst();
+      // Done with (delivered or given up): the next event of its resource may go (fast path; the
+      // sweep catches what this misses). That is its oldest PENDING event — if parked, it is made
+      // due; the ones behind it stay parked until it is done in turn. (One seek on
+      // outbox_events_resource_status: a range on next_attempt_ms would walk all parked events.)
+      if (status !== 'PENDING' && Number(moved.numUpdatedRows) === 1) {
+        const head = await trx
+          .selectFrom('outbox_events')
+          .select(['id', 'next_attempt_ms'])
+          .where('platform_id', '=', e.platform_id)
+          .where('resource_id', '=', e.resource_id)
+          .where('status', '=', 'PENDING')
+          .orderBy('id')
+          .limit(1)
+          .executeTakeFirst();
+        if (head && isParked(head)) {
+          await trx.updateTable('outbox_events').set({ next_attempt_ms: 0 }).where('id', '=', head.id).where('status', '=', 'PENDING').execute();
+        }
+      }
     });
   }
 
@@ -437,4 +571,23 @@ function describeFetchError(err: unknown): string {
     return cause?.code ? `${cause.code}${cause.message ? `: ${cause.message}` : ''}` : err.message;
   }
   return String(err);
+}
+
+/** The store's tables with the outbox aliased as `e` (the event being considered). */
+type WithE = Database & { e: Database['outbox_events'] };
+
+/**
+ * Whether `e` waits: an older event of the same platform and resource is still PENDING or
+ * DELIVERING (an index seek on outbox_events_resource_status).
+ */
+function olderUndelivered(eb: ExpressionBuilder<WithE, 'e'>) {
+  return eb.exists(
+    eb
+      .selectFrom('outbox_events as o')
+      .select('o.id')
+      .whereRef('o.platform_id', '=', 'e.platform_id')
+      .whereRef('o.resource_id', '=', 'e.resource_id')
+      .where('o.status', 'in', ['PENDING', 'DELIVERING'])
+      .whereRef('o.id', '<', 'e.id'),
+  );
 }

@@ -8,6 +8,7 @@ import { createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { isParked, PARKED_MS } from '../../src/outbox/outbox.ts';
 import { retryDelayMs } from '../../src/webhooks/deliverer.ts';
 import { expectError } from '../helpers/http.ts';
 import { laneStore, startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
@@ -172,6 +173,47 @@ describe('delivery', () => {
     expect((await eventById(completed!.id)).status).toBe('DELIVERED');
     const pending = await event(p.id, 'OUTGOING_PAYMENT.PENDING');
     expect((await attempts(pending!.id)).map((a) => a.response_status)).toEqual([500, 200]);
+  });
+
+  it("parks a resource's backlog behind its head, lets other resources through, then delivers the backlog in order", async () => {
+    const r = await receiver();
+    const p = await platformWithEndpoint(r);
+    const account = await platformUsdAccount(p);
+    let refused = 0;
+    r.respond = (x) => (x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && refused++ === 0 ? { status: 503 } : { status: 200 });
+    for (let i = 0; i < 25; i++) await fund(p, account, 100 + i);
+    const updates = async () =>
+      srv.app.ctx.db.selectFrom('outbox_events').selectAll().where('platform_id', '=', p.id).where('resource_id', '=', account).orderBy('id').execute();
+    // The head failed once and waits for its retry; the 24 behind it are parked, not rescanned.
+    await waitFor(async () => {
+      const rows = await updates();
+      return rows.length === 25 && rows[0]!.attempts === 1 && rows.slice(1).every((e) => e.status === 'PENDING' && e.attempts === 0 && isParked(e));
+    });
+    // Another resource (a transfer) is not held up by them.
+    const ext = await platformExternal(p, '001');
+    const t = await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 1_000 });
+    expect(t.status).toBe(201);
+    await waitFor(() => r.received.some((x) => x.body?.type === 'OUTGOING_PAYMENT.PENDING' && x.body?.data?.id === t.body.id));
+
+    await advance(p, 30); // the head's retry: then the backlog follows, one after the other
+    const rows = await waitFor(async () => {
+      const all = await updates();
+      return all.every((e) => e.status === 'DELIVERED') ? all : undefined;
+    });
+    const order = r.received.filter((x) => x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED').map((x) => x.body.id as string);
+    expect(order).toEqual([rows[0]!.id, ...rows.map((e) => e.id)]); // the refused first attempt, then all in creation order
+  });
+
+  it('delivers an event left parked with nothing ahead of it (the sweep behind a missed unpark)', async () => {
+    const r = await receiver();
+    const p = await srv.newPlatform();
+    await fund(p, await platformUsdAccount(p), 700); // no endpoint yet: its event stays PENDING
+    const ev = (await event(p.id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED'))!;
+    // What a park that raced its predecessor's unpark leaves behind (possible on PostgreSQL only).
+    await srv.app.ctx.db.updateTable('outbox_events').set({ next_attempt_ms: PARKED_MS }).where('id', '=', ev.id).execute();
+    expect((await p.api.patch('/config', { webhookEndpoint: r.url })).status).toBe(200);
+    await waitFor(async () => (await eventById(ev.id)).status === 'DELIVERED', 5_000);
+    expect(r.received.filter((x) => x.body?.id === ev.id)).toHaveLength(1);
   });
 
   it('retries 500s with backoff (30 s, doubling) and delivers when the receiver recovers', async () => {

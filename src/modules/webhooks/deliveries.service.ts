@@ -7,6 +7,7 @@ import type { Clock } from '../../deps.ts';
 import { errors } from '../../http/errors.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { iso } from '../../lib/time.ts';
+import { isParked } from '../../outbox/outbox.ts';
 import type { Database, OutboxEventRow, PlatformRow, WebhookAttemptRow } from '../../store/schema.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
 import type { DeliveryListQueryT, WebhookAttemptWire, WebhookDeliveryDetailWire, WebhookDeliveryWire } from './deliveries.schemas.ts';
@@ -27,10 +28,12 @@ function deliveryToWire(e: OutboxEventRow, last: LastAttempt | undefined, platfo
     if (last.response_status !== null) w.lastResponseStatus = last.response_status;
     if (last.error !== null) w.lastError = last.error;
   }
-  // next_attempt_ms is on the system clock (0 or past: due now); events of a platform without an
-  // endpoint are not tried at all, so they have no next attempt.
+  // next_attempt_ms is on the system clock (0 or past: due now; parked: due as soon as the older
+  // event of its resource is done, shown as now); events of a platform without an endpoint are not
+  // tried at all, so they have no next attempt.
   if (e.status === 'PENDING' && settingsOf(platform).webhookEndpoint) {
-    w.nextAttemptAt = iso(Math.max(Number(e.next_attempt_ms), clock.nowMs()) + Number(platform.clock_offset_ms));
+    const due = isParked(e) ? 0 : Number(e.next_attempt_ms);
+    w.nextAttemptAt = iso(Math.max(due, clock.nowMs()) + Number(platform.clock_offset_ms));
   }
   return w;
 }
