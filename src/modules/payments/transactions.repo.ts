@@ -1,5 +1,5 @@
 /** SQL for transactions and quotes. Every query filters on platform_id. */
-import type { Kysely, Updateable } from 'kysely';
+import { SqliteAdapter, type Kysely, type Updateable } from 'kysely';
 import type { StoreKind } from '../../store/db.ts';
 import type { Database, QuoteRow, QuotesTable, TransactionRow, TransactionsTable } from '../../store/schema.ts';
 
@@ -59,20 +59,38 @@ export interface TransactionFilter {
   endDate?: string | undefined;
 }
 
-/** One page of transactions in id order (`desc` newest first), plus the total that match. */
+/**
+ * One page of transactions in id order (`desc` newest first), plus the total that match.
+ *
+ * Shaped for large platforms (bench/scenarios/list.ts; indexes in migration 0010):
+ * - `accountIdentifier` is written as two branches that each name the platform, so each branch
+ *   can use its own (platform, sender|receiver, id) index — SQLite combines indexes for an OR
+ *   only when every branch is fully indexable on its own;
+ * - on SQLite the page first picks the ids (from an index alone when it covers the filters,
+ *   sorting only ids), then reads just those rows: a date range matching thousands of rows no
+ *   longer reads and sorts every one of them. PostgreSQL, which plans from statistics, picks a good
+ *   plan for the plain query, and plans and runs it in a third of the time of the two-step one.
+ */
 export async function listTransactions(
   db: Kysely<Database>,
   platformId: string,
   f: TransactionFilter,
   page: { limit: number; afterId: string | undefined; order: 'asc' | 'desc' },
 ) {
-  let q = db.selectFrom('transactions').where('platform_id', '=', platformId);
-  if (f.customerId !== undefined) q = q.where('customer_id', '=', f.customerId);
-  if (f.platformCustomerId !== undefined) q = q.where('platform_customer_id', '=', f.platformCustomerId);
+  let q = db.selectFrom('transactions');
   if (f.accountIdentifier !== undefined) {
     const id = f.accountIdentifier;
-    q = q.where((eb) => eb.or([eb('sender_account_id', '=', id), eb('receiver_account_id', '=', id)]));
+    q = q.where((eb) =>
+      eb.or([
+        eb.and([eb('platform_id', '=', platformId), eb('sender_account_id', '=', id)]),
+        eb.and([eb('platform_id', '=', platformId), eb('receiver_account_id', '=', id)]),
+      ]),
+    );
+  } else {
+    q = q.where('platform_id', '=', platformId);
   }
+  if (f.customerId !== undefined) q = q.where('customer_id', '=', f.customerId);
+  if (f.platformCustomerId !== undefined) q = q.where('platform_customer_id', '=', f.platformCustomerId);
   if (f.senderAccountIdentifier !== undefined) q = q.where('sender_account_id', '=', f.senderAccountIdentifier);
   if (f.receiverAccountIdentifier !== undefined) q = q.where('receiver_account_id', '=', f.receiverAccountIdentifier);
   if (f.status !== undefined) q = q.where('status', '=', f.status);
@@ -81,8 +99,11 @@ export async function listTransactions(
   if (f.startDate !== undefined) q = q.where('created_at', '>=', f.startDate);
   if (f.endDate !== undefined) q = q.where('created_at', '<=', f.endDate);
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  if (page.afterId) rows = rows.where('id', page.order === 'desc' ? '<' : '>', page.afterId);
-  const data = await rows.orderBy('id', page.order).limit(page.limit + 1).execute();
-  return { rows: data, totalCount: Number(total.n) };
+  if (page.afterId) q = q.where('id', page.order === 'desc' ? '<' : '>', page.afterId);
+  const ids = q.select('id').orderBy('id', page.order).limit(page.limit + 1);
+  const rows =
+    db.getExecutor().adapter instanceof SqliteAdapter
+      ? db.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', 'in', ids).orderBy('id', page.order)
+      : q.selectAll().orderBy('id', page.order).limit(page.limit + 1);
+  return { rows: await rows.execute(), totalCount: Number(total.n) };
 }

@@ -9,6 +9,7 @@ import { m0006Webhooks } from './0006_webhooks.ts';
 import { m0007WebhookDeliveries } from './0007_webhook_deliveries.ts';
 import { m0008WalletAuth } from './0008_wallet_auth.ts';
 import { m0009Agents } from './0009_agents.ts';
+import { m0010TransactionListIndexes } from './0010_transaction_list_indexes.ts';
 import { m0011OutboxClaim } from './0011_outbox_claim.ts';
 
 export interface Migration {
@@ -17,4 +18,4 @@ export interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks, m0007WebhookDeliveries, m0008WalletAuth, m0009Agents, m0011OutboxClaim];
+export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks, m0007WebhookDeliveries, m0008WalletAuth, m0009Agents, m0010TransactionListIndexes, m0011OutboxClaim];
