@@ -1,7 +1,7 @@
 /** Formatting: the machine header and the results table. */
 import os from 'node:os';
 import type { LoadResult } from './load.ts';
-import type { Targets } from './scenarios/types.ts';
+import type { ScenarioReport, Targets } from './scenarios/types.ts';
 
 export interface Row {
   scenario: string;
@@ -13,6 +13,8 @@ export interface Row {
   peakRssKb?: number | undefined;
   /** Server CPU seconds during the measured window. */
   serverCpuSeconds?: number | undefined;
+  /** The scenario's own figures beside the HTTP load (PreparedScenario.extraReport; Corridor rows only). */
+  extra?: ScenarioReport | undefined;
 }
 
 export interface MachineInfo {
@@ -62,6 +64,16 @@ export function table(rows: Row[]): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => (numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   return [line(head), rule, ...body.map(line)].join('\n');
+}
+
+/** A scenario's own figures (`extraReport`): one `label  value` line each, then its notes. */
+export function extraLines(scenario: string, r: ScenarioReport): string[] {
+  const entries = Object.entries(r.figures);
+  const width = Math.max(0, ...entries.map(([k]) => k.length));
+  return [
+    ...entries.map(([k, v]) => `${scenario}  ${k.padEnd(width)}  ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`),
+    ...(r.notes ?? []).map((n) => `${scenario}  ${n}`),
+  ];
 }
 
 /** One line per target: the figure, the bound and whether it is met. */

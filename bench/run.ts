@@ -5,7 +5,8 @@
  * up its data, warm up, load it with autocannon (in this process, pipelining 1), read the child's
  * peak RSS, stop it; then start the bare baseline in another child process with the same JSON and
  * load it the same way. Prints one table (req/s, p50, p99, failures, ratio, RSS, CPU) and the targets.
- * Exits 1 when any measured request failed (non-2xx or connection error), 2 on bad usage.
+ * Exits 1 when any measured request failed (non-2xx or connection error) or a scenario's own check
+ * failed (`extraReport`), 2 on bad usage.
  * See docs/performance.md.
  */
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad, stopLoad, type LoadOptions, type LoadResult } from './load.ts';
-import { machineInfo, table, targetLines, type Row } from './report.ts';
+import { extraLines, machineInfo, table, targetLines, type Row } from './report.ts';
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
 import { killAllChildrenSync, ROOT, startBaseline, startCorridor } from './servers.ts';
@@ -23,8 +24,8 @@ const HELP = `Usage: npm run bench -- [options]
 Options:
   --duration <s>        measured seconds per server (default 10)
   --warmup <s>          warm-up seconds before each measurement (default 2)
-  --connections <n>     concurrent connections (default 50); pipelining is always 1
-  --scenario <name>     run only this scenario (repeatable or comma-separated; default all)
+  --connections <n>     concurrent connections (default 50, or the scenario's own: list 10); pipelining is always 1
+  --scenario <name>     run only this scenario (repeatable or comma-separated; default all but list)
   --store <kind>        sqlite (default; fresh file per scenario) or postgres
   --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
   --log-level <level>   Corridor LOG_LEVEL (default warn)
@@ -32,6 +33,8 @@ Options:
   --cpu-prof            write a V8 CPU profile of each Corridor child (also BENCH_CPU_PROF=1)
   --cpu-prof-dir <dir>  where the profiles go (default: a new directory under the OS temp dir)
   --json <file>         also write the results as JSON
+  --dataset-customers <n>     list: customers in the generated data set (default 100000; BENCH_DATASET_CUSTOMERS)
+  --dataset-transactions <n>  list: transactions in it (default 1000000; BENCH_DATASET_TRANSACTIONS)
   -h, --help
 
 Scenarios:
@@ -39,10 +42,13 @@ ${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`;
 
 class UsageError extends Error {}
 
+const DEFAULT_CONNECTIONS = 50;
+
 interface Options {
   duration: number;
   warmup: number;
-  connections: number;
+  /** Set by --connections; otherwise each scenario's own, else 50. */
+  connections: number | undefined;
   scenarios: Scenario[];
   store: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
@@ -59,7 +65,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     options: {
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
-      connections: { type: 'string', default: '50' },
+      connections: { type: 'string' },
       scenario: { type: 'string', multiple: true },
       store: { type: 'string', default: 'sqlite' },
       'database-url': { type: 'string' },
@@ -68,6 +74,8 @@ function parseOptions(argv: string[]): Options | 'help' {
       'cpu-prof': { type: 'boolean', default: false },
       'cpu-prof-dir': { type: 'string' },
       json: { type: 'string' },
+      'dataset-customers': { type: 'string' },
+      'dataset-transactions': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -77,8 +85,11 @@ function parseOptions(argv: string[]): Options | 'help' {
     if (!Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min} (got "${raw}")`);
     return v;
   };
+  // The list scenario's data-set size travels as the environment overrides it also reads.
+  if (values['dataset-customers']) process.env.BENCH_DATASET_CUSTOMERS = String(num('dataset-customers', values['dataset-customers'], 1, true));
+  if (values['dataset-transactions']) process.env.BENCH_DATASET_TRANSACTIONS = String(num('dataset-transactions', values['dataset-transactions'], 0, true));
   const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  const scenarios = names.length === 0 ? [...SCENARIOS] : names.map((n) => findScenario(n) ?? fail(`unknown scenario "${n}" (have: ${SCENARIOS.map((s) => s.name).join(', ')})`));
+  const scenarios = names.length === 0 ? SCENARIOS.filter((s) => !s.optIn) : names.map((n) => findScenario(n) ?? fail(`unknown scenario "${n}" (have: ${SCENARIOS.map((s) => s.name).join(', ')})`));
   const store = values.store;
   if (store !== 'sqlite' && store !== 'postgres') throw new UsageError(`--store must be sqlite or postgres (got "${store}")`);
   const databaseUrl = values['database-url'] ?? (store === 'postgres' ? process.env.DATABASE_URL : undefined);
@@ -93,7 +104,7 @@ function parseOptions(argv: string[]): Options | 'help' {
   return {
     duration: num('duration', values.duration, 1, false),
     warmup: num('warmup', values.warmup, 0, false),
-    connections: num('connections', values.connections, 1, true),
+    connections: values.connections === undefined ? undefined : num('connections', values.connections, 1, true),
     scenarios,
     store,
     databaseUrl,
@@ -123,17 +134,20 @@ interface ScenarioOutcome {
   baseline?: Row;
 }
 
-async function runScenario(s: Scenario, o: Options): Promise<ScenarioOutcome> {
+async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome> {
+  const o: Options & { connections: number } = { ...given, connections: given.connections ?? s.connections ?? DEFAULT_CONNECTIONS };
   log(`${s.name}: starting Corridor (${o.store}, LOG_LEVEL=${o.logLevel})`);
-  const corridor = await startCorridor({ store: o.store, databaseUrl: o.databaseUrl, logLevel: o.logLevel, cpuProfDir: o.cpuProfDir, echo: true });
+  const prepareStore = s.prepareStore?.bind(s);
+  const corridor = await startCorridor({ store: o.store, databaseUrl: o.databaseUrl, logLevel: o.logLevel, cpuProfDir: o.cpuProfDir, echo: true, prepareStore });
   let corridorRow: Row;
   let prepared: PreparedScenario;
   try {
     prepared = await s.setup(corridor.handle);
     const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request);
     if (o.cpuProfDir) recordProfileWindow(o.cpuProfDir, { pid: corridor.server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    const extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
     await prepared.verify?.();
-    corridorRow = { scenario: s.name, server: `corridor (${o.store})`, load: load.result, serverCpuSeconds: load.cpu, peakRssKb: corridor.server.peakRssKb() };
+    corridorRow = { scenario: s.name, server: `corridor (${o.store})`, load: load.result, serverCpuSeconds: load.cpu, peakRssKb: corridor.server.peakRssKb(), extra };
   } finally {
     await corridor.close();
   }
@@ -171,7 +185,7 @@ function recordProfileWindow(dir: string, w: { pid: number; scenario: string; st
 async function measureWithCpu(
   label: string,
   server: { origin: string; cpuSeconds(): number | undefined },
-  o: Options,
+  o: Options & { connections: number },
   request: LoadOptions['request'],
 ): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
   if (o.warmup > 0) {
@@ -212,7 +226,7 @@ async function main(argv: string[]): Promise<number> {
     `machine:  ${m.cpus} × ${m.model}, ${m.memoryGb} GB, ${m.platform}, node ${m.node}`,
     `load avg: ${m.loadAvg.join(' ')} (1/5/15 min, at start)`,
     `command:  ${commandLine(argv)}`,
-    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.connections} connections, pipelining 1, store ${o.store}, LOG_LEVEL=${o.logLevel}` +
+    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.connections ?? `${DEFAULT_CONNECTIONS} (or the scenario's own)`} connections, pipelining 1, store ${o.store}, LOG_LEVEL=${o.logLevel}` +
       (o.cpuProfDir ? `, CPU profiles in ${o.cpuProfDir}` : ''),
     '',
   ].join('\n');
@@ -227,6 +241,10 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write('server/loader CPU: CPU time during the measured window as % of one core (both share the machine);\n');
   process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n\n');
 
+  for (const x of outcomes) {
+    if (x.corridor.extra) process.stdout.write(`${extraLines(x.scenario.name, x.corridor.extra).join('\n')}\n\n`);
+  }
+
   let allMet = true;
   for (const x of outcomes) {
     if (!x.scenario.targets) continue;
@@ -237,16 +255,18 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`load avg at end: ${machineInfo().loadAvg.join(' ')}\n`);
 
   const failures = rows.filter((r) => r.load.non2xx > 0 || r.load.errors > 0);
+  const extraFailures = outcomes.flatMap((x) => x.corridor.extra?.failures ?? []);
   for (const r of failures) {
     process.stdout.write(`FAILED  ${r.scenario} ${r.server}: ${r.load.non2xx} non-2xx, ${r.load.errors} errors (${r.load.timeouts} timeouts); status codes ${JSON.stringify(r.load.statusCodes)}\n`);
   }
+  for (const f of extraFailures) process.stdout.write(`FAILED  ${f}\n`);
 
   if (o.json) {
     const out = { date: started.toISOString(), machine: m, command: commandLine(argv), options: { ...o, scenarios: o.scenarios.map((s) => s.name), databaseUrl: o.databaseUrl ? '(set)' : undefined }, rows, targetsMet: allMet };
     fs.writeFileSync(path.resolve(o.json), `${JSON.stringify(out, null, 2)}\n`);
     log(`results written to ${o.json}`);
   }
-  return failures.length > 0 ? 1 : 0;
+  return failures.length > 0 || extraFailures.length > 0 ? 1 : 0;
 }
 
 process.on('exit', killAllChildrenSync);

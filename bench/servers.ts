@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BaselineRoute, CorridorHandle, Credentials, HttpMethod, JsonResponse } from './scenarios/types.ts';
+import type { BaselineRoute, CorridorHandle, Credentials, HttpMethod, JsonResponse, Scenario, StoreLocation } from './scenarios/types.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BASE_PATH = '/2025-10-13';
@@ -189,6 +189,8 @@ export interface CorridorOptions {
   /** Write a V8 CPU profile of the server into this directory (node --cpu-prof). */
   cpuProfDir?: string | undefined;
   echo: boolean;
+  /** The scenario's store preparation, run after the data directory exists and before the child starts. */
+  prepareStore?: Scenario['prepareStore'];
 }
 
 export interface CorridorChild {
@@ -214,6 +216,16 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
   } else {
     env.CORRIDOR_TOKEN_ID = BENCH_TOKEN_ID;
     env.CORRIDOR_CLIENT_SECRET = BENCH_CLIENT_SECRET;
+  }
+  if (o.prepareStore) {
+    try {
+      const location: StoreLocation = o.store === 'postgres' ? { kind: 'postgres', databaseUrl: env.DATABASE_URL! } : { kind: 'sqlite', dataDir };
+      const prepared = await o.prepareStore(location);
+      if (o.store === 'postgres' && prepared?.databaseUrl) env.DATABASE_URL = prepared.databaseUrl;
+    } catch (err) {
+      removeTempDir(dataDir);
+      throw err;
+    }
   }
   const nodeArgs = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
   let server: ChildServer;

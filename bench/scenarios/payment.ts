@@ -3,7 +3,7 @@
  * `POST /quotes {immediatelyExecute: true}` — quote, transaction, ledger hold, events and the
  * settlement job per request. After the run the ledger check must be clean.
  */
-import type { Scenario } from './types.ts';
+import type { CorridorHandle, Scenario } from './types.ts';
 
 /** Amount per payment (cents); the account is funded for far more than a run can spend. */
 const AMOUNT = 100;
@@ -18,27 +18,7 @@ export const paymentScenario: Scenario = {
     const creds = await corridor.newPlatform('Bench payments');
     const headers = { authorization: creds.authorization };
     const base = corridor.basePath;
-    const accounts = await corridor.request('GET', `${base}/platform/internal-accounts?currency=USD`, { headers });
-    const accountId = (accounts.body as { data: { id: string }[] }).data[0]!.id;
-    for (let i = 0; i < FUNDING_CALLS; i++) {
-      const f = await corridor.request('POST', `${base}/sandbox/internal-accounts/${accountId}/fund`, { headers, json: { amount: FUNDING_PER_CALL } });
-      if (f.status !== 200) throw new Error(`payment: funding answered ${f.status}: ${JSON.stringify(f.body)}`);
-    }
-    const ext = await corridor.request('POST', `${base}/platform/external-accounts`, {
-      headers,
-      json: {
-        currency: 'USD',
-        accountInfo: {
-          accountType: 'US_ACCOUNT',
-          accountNumber: '987654321001',
-          routingNumber: '021000021',
-          bankAccountType: 'CHECKING',
-          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Receiver', birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' } },
-        },
-      },
-    });
-    if (ext.status !== 201) throw new Error(`payment: external account answered ${ext.status}: ${JSON.stringify(ext.body)}`);
-    const externalId = (ext.body as { id: string }).id;
+    const { accountId, externalId } = await fundedPayer(corridor, headers, 'payment');
     const path = `${base}/quotes`;
     const body = JSON.stringify({
       source: { sourceType: 'ACCOUNT', accountId },
@@ -67,3 +47,32 @@ export const paymentScenario: Scenario = {
     };
   },
 };
+
+/**
+ * A platform-owned USD internal account funded for far more than a run can spend, and a US external
+ * account whose payments succeed (suffix 001): what `payment` and `flow` pay from and to.
+ */
+export async function fundedPayer(corridor: CorridorHandle, headers: Record<string, string>, label: string): Promise<{ accountId: string; externalId: string }> {
+  const base = corridor.basePath;
+  const accounts = await corridor.request('GET', `${base}/platform/internal-accounts?currency=USD`, { headers });
+  const accountId = (accounts.body as { data: { id: string }[] }).data[0]!.id;
+  for (let i = 0; i < FUNDING_CALLS; i++) {
+    const f = await corridor.request('POST', `${base}/sandbox/internal-accounts/${accountId}/fund`, { headers, json: { amount: FUNDING_PER_CALL } });
+    if (f.status !== 200) throw new Error(`${label}: funding answered ${f.status}: ${JSON.stringify(f.body)}`);
+  }
+  const ext = await corridor.request('POST', `${base}/platform/external-accounts`, {
+    headers,
+    json: {
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'US_ACCOUNT',
+        accountNumber: '987654321001',
+        routingNumber: '021000021',
+        bankAccountType: 'CHECKING',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Receiver', birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' } },
+      },
+    },
+  });
+  if (ext.status !== 201) throw new Error(`${label}: external account answered ${ext.status}: ${JSON.stringify(ext.body)}`);
+  return { accountId, externalId: (ext.body as { id: string }).id };
+}

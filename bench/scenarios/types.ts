@@ -73,6 +73,27 @@ export interface PreparedScenario {
   baseline?: BaselineRoute;
   /** Runs after the measurement, while Corridor is still up (e.g. assert the ledger is clean). */
   verify?(): Promise<void>;
+  /**
+   * Figures autocannon cannot see (e.g. webhooks that arrive after the HTTP responses). Runs right
+   * after the measured window, before `verify`, while Corridor is still up; its figures are printed
+   * under the table and written to `--json`.
+   */
+  extraReport?(window: MeasuredWindow): Promise<ScenarioReport>;
+}
+
+/** The measured load window, on CLOCK_MONOTONIC in µs (`process.hrtime.bigint() / 1000`). */
+export interface MeasuredWindow {
+  startUs: number;
+  endUs: number;
+}
+
+export interface ScenarioReport {
+  /** Label (with its unit) → value, in print order. */
+  figures: Record<string, number | string>;
+  /** Lines printed after the figures: what they mean, what has no bare equivalent. */
+  notes?: string[];
+  /** Why the run failed; any makes the bench exit 1 once everything is printed. */
+  failures: string[];
 }
 
 export interface Targets {
@@ -89,5 +110,22 @@ export interface Scenario {
   targets?: Targets;
   /** Stores the scenario can run on (default both). */
   stores?: Array<'sqlite' | 'postgres'>;
+  /**
+   * Connections to load it with when --connections is not given (default 50). A scenario whose
+   * target is a single request's latency rather than throughput sets fewer: with N connections in
+   * a closed loop the mean latency is N ÷ throughput, so 50 would measure the queue.
+   */
+  connections?: number;
+  /** Left out of the default run (`npm run bench` without --scenario): run it by name. */
+  optIn?: boolean;
+  /**
+   * Fills the store before the Corridor child starts (e.g. a large data set written with bulk SQL:
+   * the SQLite data directory is fresh and empty; the PostgreSQL database is the one given). May
+   * answer another database URL for the child, e.g. one whose search_path is a dedicated schema.
+   */
+  prepareStore?(store: StoreLocation): Promise<{ databaseUrl?: string } | void>;
   setup(corridor: CorridorHandle): Promise<PreparedScenario>;
 }
+
+/** Where the Corridor child's store lives, before it starts. */
+export type StoreLocation = { kind: 'sqlite'; dataDir: string } | { kind: 'postgres'; databaseUrl: string };
