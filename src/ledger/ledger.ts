@@ -28,6 +28,13 @@ export interface EntryInput {
   referenceId: string;
   postings: Posting[];
   at: string;
+  /**
+   * Write the entry and its postings before the balance UPDATEs (default: after). The UPDATE takes
+   * the account row's lock until COMMIT; on PostgreSQL, where concurrent payments of one account
+   * queue on that lock, taking it last shortens the queue. (On SQLite a refused debit should be the
+   * first write instead: see quotes.service createExecuted.)
+   */
+  balancesLast?: boolean;
 }
 
 /**
@@ -60,6 +67,17 @@ export class InsufficientFundsError extends ApiError<400> {
  */
 export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promise<InternalAccountRow[]> {
   assertBalanced(entry);
+  if (entry.balancesLast) {
+    await writeEntry(trx, entry);
+    return applyBalances(trx, entry);
+  }
+  const moved = await applyBalances(trx, entry);
+  await writeEntry(trx, entry);
+  return moved;
+}
+
+/** One conditional UPDATE per account the entry moves; throws when a bound would be crossed. */
+async function applyBalances(trx: Kysely<Database>, entry: EntryInput): Promise<InternalAccountRow[]> {
   const moved: InternalAccountRow[] = [];
   for (const [accountId, d] of balanceDeltas(entry.postings)) {
     // One UPDATE per account moves both buckets, and its bound checks are part of it, so
@@ -80,6 +98,11 @@ export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promi
     }
     moved.push(row);
   }
+  return moved;
+}
+
+/** The entry row and its postings (one INSERT each). */
+async function writeEntry(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
   await insertEntry.run(trx, { id: entry.id, platformId: entry.platformId, kind: entry.kind, referenceId: entry.referenceId, at: entry.at });
   const args: Record<string, unknown> = { entryId: entry.id, platformId: entry.platformId, at: entry.at };
   entry.postings.forEach((p, i) => {
@@ -89,7 +112,6 @@ export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promi
     args[`amount${i}`] = p.amount;
   });
   await insertPostings(entry.postings.length).run(trx, args);
-  return moved;
 }
 
 // ---- the statements postEntry runs, compiled once per shape (see store/prepared.ts)

@@ -124,7 +124,7 @@ export async function emitPayment(env: Env, t: TransactionRow, suffix: PaymentEv
 
 /** Posts a ledger entry and queues INTERNAL_ACCOUNT.BALANCE_UPDATED for each internal account it moves. */
 export async function postAndNotify(env: Env, kind: string, referenceId: string, postings: Posting[]): Promise<void> {
-  const moved = await postEntry(env.trx, { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at });
+  const moved = await postEntry(env.trx, { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at, balancesLast: env.ctx.store.kind === 'postgres' });
   for (const row of moved) {
     await emit(env, {
       id: env.ctx.deps.ids.next('Webhook'),

@@ -208,11 +208,19 @@ async function createExecuted(env: Env, quote: QuoteRow, txn: TransactionRow): P
   const processing = { ...txn, status: 'PROCESSING' };
   const after = await batchEvents(env, async () => {
     await emitPayment(env, txn, 'PENDING');
-    // The hold is the first write: a shortfall refuses the request before anything was written
-    // (which, on SQLite, keeps the refusal from costing the other requests of its commit group).
-    await holdOutgoing(env, processing);
-    await insertTransactionRow.run(env.trx, processing);
-    await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
+    if (env.ctx.store.kind === 'postgres') {
+      // The hold (its balance UPDATE locks the source account's row until COMMIT) comes after the
+      // rows no other request touches, so payments of one account queue on it for less time.
+      await insertTransactionRow.run(env.trx, processing);
+      await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
+      await holdOutgoing(env, processing);
+    } else {
+      // The hold is the first write: a shortfall refuses the request before anything was written
+      // (which keeps the refusal from costing the other requests of its SQLite commit group).
+      await holdOutgoing(env, processing);
+      await insertTransactionRow.run(env.trx, processing);
+      await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
+    }
     await emitPayment(env, processing, 'PROCESSING');
     return scheduleOutcome(env, processing);
   });
