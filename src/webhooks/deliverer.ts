@@ -51,6 +51,9 @@ const LEASE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4096;
 const BATCH_SIZE = 20;
+/** Attempts in flight at once per deliverer, and per platform (so one slow receiver cannot take them all). */
+const MAX_IN_FLIGHT = 64;
+const MAX_IN_FLIGHT_PER_PLATFORM = 16;
 /** Due events a claim looks at per platform: the batch plus room for the ones it parks. */
 const SCAN_SIZE = 200;
 /** How often the background loop sweeps parked events whose turn has come (see the module comment). */
@@ -120,13 +123,15 @@ export class WebhookDeliverer {
   private readonly shutdown = new AbortController();
   /** Reply hooks by event type; modules register theirs (see `onReply`). */
   private readonly replyHooks = new Map<string, ReplyHook>();
+  private readonly pollMs: number;
   /** When the background loop last swept parked events (system clock). */
   private lastSweepMs = 0;
   /** Where the next claim starts in the list of platforms, so none waits behind another's backlog. */
   private platformTurn = 0;
 
   constructor(private readonly o: DelivererOptions) {
-    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onError?.(err));
+    this.pollMs = o.pollIntervalMs ?? 100;
+    this.poller = new Poller(() => this.drain(), this.pollMs, (err) => o.onError?.(err));
   }
 
   start(): void {
@@ -151,27 +156,54 @@ export class WebhookDeliverer {
   async drain(platformId?: string): Promise<number> {
     let n = 0;
     const deadline = Date.now() + DRAIN_WAIT_MS;
-    if (platformId) await this.unparkReady(platformId);
-    for (;;) {
-      if (this.poller.isStopped && !platformId) return n;
-      if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
-        this.lastSweepMs = Date.now();
-        await this.unparkReady(undefined);
+    // Attempts run side by side, and the loop claims more as they finish: one slow receiver (up to
+    // the 10 s timeout) holds up only its own slots, never the other platforms' events.
+    const inFlight = new Set<Promise<void>>();
+    const perPlatform = new Map<string, number>();
+    const launch = (c: Claimed) => {
+      perPlatform.set(c.event.platform_id, (perPlatform.get(c.event.platform_id) ?? 0) + 1);
+      const run: Promise<void> = this.attempt(c)
+        .then(() => undefined, (err: unknown) => this.o.onError?.(err))
+        .finally(() => {
+          inFlight.delete(run);
+          perPlatform.set(c.event.platform_id, (perPlatform.get(c.event.platform_id) ?? 1) - 1);
+        });
+      inFlight.add(run);
+    };
+    try {
+      if (platformId) await this.unparkReady(platformId);
+      for (;;) {
+        if (this.poller.isStopped && !platformId) return n;
+        if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
+          this.lastSweepMs = Date.now();
+          await this.unparkReady(undefined);
+        }
+        const room = MAX_IN_FLIGHT - inFlight.size;
+        if (room > 0) {
+          const { claimed, parked } = await this.claim(platformId, room, (id) => MAX_IN_FLIGHT_PER_PLATFORM - (perPlatform.get(id) ?? 0));
+          for (const c of claimed) launch(c);
+          n += claimed.length;
+          if (claimed.length > 0 || parked > 0) continue;
+        }
+        // Nothing more to claim now: wait for an attempt to finish (its outcome may unpark the
+        // next event of its resource, or free a slot), or for new events to poll for.
+        if (inFlight.size > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([...inFlight, new Promise<void>((r) => (timer = setTimeout(r, this.pollMs)))]);
+          clearTimeout(timer);
+          continue;
+        }
+        if (!platformId || Date.now() > deadline) return n;
+        // Another worker's attempt may unpark an event of this platform when it is recorded.
+        if (!(await this.busy(platformId))) {
+          if ((await this.unparkReady(platformId)) === 0) return n;
+          continue;
+        }
+        await new Promise((r) => setTimeout(r, 20));
       }
-      const { claimed, parked } = await this.claim(platformId);
-      if (claimed.length > 0) {
-        await Promise.all(claimed.map((c) => this.attempt(c)));
-        n += claimed.length;
-        continue;
-      }
-      if (parked > 0) continue;
-      if (!platformId || Date.now() > deadline) return n;
-      // Another worker's attempt may unpark an event of this platform when it is recorded.
-      if (!(await this.busy(platformId))) {
-        if ((await this.unparkReady(platformId)) === 0) return n;
-        continue;
-      }
-      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      // Whoever called drain finds every attempt it started recorded.
+      await Promise.all(inFlight);
     }
   }
 
@@ -194,14 +226,17 @@ export class WebhookDeliverer {
    * that have an endpoint, so events of platforms without one — which stay PENDING — cost nothing
    * however many pile up; each platform's due events are read in due order straight off an index.
    */
-  private async claim(platformId: string | undefined): Promise<{ claimed: Claimed[]; parked: number }> {
+  private async claim(platformId: string | undefined, room: number, platformRoom: (platformId: string) => number): Promise<{ claimed: Claimed[]; parked: number }> {
     const platforms = await this.platformsWithEndpoint(platformId);
     const out: Claimed[] = [];
     let parked = 0;
     const start = this.platformTurn++ % Math.max(platforms.length, 1);
-    for (let k = 0; k < platforms.length && out.length < BATCH_SIZE; k++) {
+    const limit = Math.min(room, BATCH_SIZE);
+    for (let k = 0; k < platforms.length && out.length < limit; k++) {
       const p = platforms[(start + k) % platforms.length]!;
-      const r = await this.claimFrom(p, platformId !== undefined, BATCH_SIZE - out.length);
+      const mine = Math.min(limit - out.length, platformRoom(p.id));
+      if (mine <= 0) continue;
+      const r = await this.claimFrom(p, platformId !== undefined, mine);
       out.push(...r.claimed);
       parked += r.parked;
     }
