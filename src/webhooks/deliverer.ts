@@ -29,7 +29,8 @@
  *   backlog. Recording an event's final outcome unparks the next one of its resource. That is only
  *   the fast path: on PostgreSQL a park and an unpark in concurrent transactions can miss each
  *   other, so a sweep (`unparkReady`, each second and before draining one platform) unparks every
- *   parked event with nothing older undelivered. The order rule itself is checked at every claim.
+ *   parked event with nothing older undelivered: a missed unpark costs its event up to a second,
+ *   never its delivery. The order rule itself is checked at every claim.
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
@@ -51,9 +52,6 @@ const LEASE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4096;
 const BATCH_SIZE = 20;
-/** Attempts in flight at once per deliverer, and per platform (so one slow receiver cannot take them all). */
-const MAX_IN_FLIGHT = 64;
-const MAX_IN_FLIGHT_PER_PLATFORM = 16;
 /** Due events a claim looks at per platform: the batch plus room for the ones it parks. */
 const SCAN_SIZE = 200;
 /** How often the background loop sweeps parked events whose turn has come (see the module comment). */
@@ -123,15 +121,13 @@ export class WebhookDeliverer {
   private readonly shutdown = new AbortController();
   /** Reply hooks by event type; modules register theirs (see `onReply`). */
   private readonly replyHooks = new Map<string, ReplyHook>();
-  private readonly pollMs: number;
   /** When the background loop last swept parked events (system clock). */
   private lastSweepMs = 0;
   /** Where the next claim starts in the list of platforms, so none waits behind another's backlog. */
   private platformTurn = 0;
 
   constructor(private readonly o: DelivererOptions) {
-    this.pollMs = o.pollIntervalMs ?? 100;
-    this.poller = new Poller(() => this.drain(), this.pollMs, (err) => o.onError?.(err));
+    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? 100, (err) => o.onError?.(err));
   }
 
   start(): void {
@@ -156,54 +152,27 @@ export class WebhookDeliverer {
   async drain(platformId?: string): Promise<number> {
     let n = 0;
     const deadline = Date.now() + DRAIN_WAIT_MS;
-    // Attempts run side by side, and the loop claims more as they finish: one slow receiver (up to
-    // the 10 s timeout) holds up only its own slots, never the other platforms' events.
-    const inFlight = new Set<Promise<void>>();
-    const perPlatform = new Map<string, number>();
-    const launch = (c: Claimed) => {
-      perPlatform.set(c.event.platform_id, (perPlatform.get(c.event.platform_id) ?? 0) + 1);
-      const run: Promise<void> = this.attempt(c)
-        .then(() => undefined, (err: unknown) => this.o.onError?.(err))
-        .finally(() => {
-          inFlight.delete(run);
-          perPlatform.set(c.event.platform_id, (perPlatform.get(c.event.platform_id) ?? 1) - 1);
-        });
-      inFlight.add(run);
-    };
-    try {
-      if (platformId) await this.unparkReady(platformId);
-      for (;;) {
-        if (this.poller.isStopped && !platformId) return n;
-        if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
-          this.lastSweepMs = Date.now();
-          await this.unparkReady(undefined);
-        }
-        const room = MAX_IN_FLIGHT - inFlight.size;
-        if (room > 0) {
-          const { claimed, parked } = await this.claim(platformId, room, (id) => MAX_IN_FLIGHT_PER_PLATFORM - (perPlatform.get(id) ?? 0));
-          for (const c of claimed) launch(c);
-          n += claimed.length;
-          if (claimed.length > 0 || parked > 0) continue;
-        }
-        // Nothing more to claim now: wait for an attempt to finish (its outcome may unpark the
-        // next event of its resource, or free a slot), or for new events to poll for.
-        if (inFlight.size > 0) {
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([...inFlight, new Promise<void>((r) => (timer = setTimeout(r, this.pollMs)))]);
-          clearTimeout(timer);
-          continue;
-        }
-        if (!platformId || Date.now() > deadline) return n;
-        // Another worker's attempt may unpark an event of this platform when it is recorded.
-        if (!(await this.busy(platformId))) {
-          if ((await this.unparkReady(platformId)) === 0) return n;
-          continue;
-        }
-        await new Promise((r) => setTimeout(r, 20));
+    if (platformId) await this.unparkReady(platformId);
+    for (;;) {
+      if (this.poller.isStopped && !platformId) return n;
+      if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
+        this.lastSweepMs = Date.now();
+        await this.unparkReady(undefined);
       }
-    } finally {
-      // Whoever called drain finds every attempt it started recorded.
-      await Promise.all(inFlight);
+      const { claimed, parked } = await this.claim(platformId);
+      if (claimed.length > 0) {
+        await Promise.all(claimed.map((c) => this.attempt(c)));
+        n += claimed.length;
+        continue;
+      }
+      if (parked > 0) continue;
+      if (!platformId || Date.now() > deadline) return n;
+      // Another worker's attempt may unpark an event of this platform when it is recorded.
+      if (!(await this.busy(platformId))) {
+        if ((await this.unparkReady(platformId)) === 0) return n;
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 20));
     }
   }
 
@@ -226,17 +195,14 @@ export class WebhookDeliverer {
    * that have an endpoint, so events of platforms without one — which stay PENDING — cost nothing
    * however many pile up; each platform's due events are read in due order straight off an index.
    */
-  private async claim(platformId: string | undefined, room: number, platformRoom: (platformId: string) => number): Promise<{ claimed: Claimed[]; parked: number }> {
+  private async claim(platformId: string | undefined): Promise<{ claimed: Claimed[]; parked: number }> {
     const platforms = await this.platformsWithEndpoint(platformId);
     const out: Claimed[] = [];
     let parked = 0;
     const start = this.platformTurn++ % Math.max(platforms.length, 1);
-    const limit = Math.min(room, BATCH_SIZE);
-    for (let k = 0; k < platforms.length && out.length < limit; k++) {
+    for (let k = 0; k < platforms.length && out.length < BATCH_SIZE; k++) {
       const p = platforms[(start + k) % platforms.length]!;
-      const mine = Math.min(limit - out.length, platformRoom(p.id));
-      if (mine <= 0) continue;
-      const r = await this.claimFrom(p, platformId !== undefined, mine);
+      const r = await this.claimFrom(p, platformId !== undefined, BATCH_SIZE - out.length);
       out.push(...r.claimed);
       parked += r.parked;
     }
@@ -298,7 +264,6 @@ export class WebhookDeliverer {
         out.push({ event: { ...event, attempts, first_attempt_at: firstAt }, url: p.url, offsetMs });
       }
       let parked = 0;
-      if (this.o.kind === 'postgres') toPark.splice(0, toPark.length, ...(await this.stillBlocked(trx, toPark)));
       if (toPark.length > 0) {
         const r = await trx
           .updateTable('outbox_events')
@@ -311,33 +276,6 @@ export class WebhookDeliverer {
       }
       return { claimed: out, parked };
     });
-  }
-
-  /**
-   * PostgreSQL: of the events about to be parked, those that still wait behind an older event that
-   * no other transaction is finishing — with that event share-locked until this transaction ends.
-   * An event being finished (its row locked by the outcome's transaction) is skipped, not waited
-   * for, and the event behind it is left due rather than parked: its next claim sees the outcome.
-   * So a park and the unpark of the event's predecessor cannot miss each other: the outcome's
-   * update of the predecessor waits for this transaction, then its unpark sees the park. (Waiting
-   * only in one direction — outcome for claim — also means no deadlock.)
-   */
-  private async stillBlocked(trx: Kysely<Database>, ids: string[]): Promise<string[]> {
-    const out: string[] = [];
-    for (const id of ids) {
-      const blocker = await trx
-        .selectFrom('outbox_events as e')
-        .innerJoin('outbox_events as o', (j) => j.onRef('o.platform_id', '=', 'e.platform_id').onRef('o.resource_id', '=', 'e.resource_id').onRef('o.id', '<', 'e.id'))
-        .select('o.id')
-        .where('e.id', '=', id)
-        .where('o.status', 'in', ['PENDING', 'DELIVERING'])
-        .limit(1)
-        .forShare('o')
-        .skipLocked()
-        .executeTakeFirst();
-      if (blocker) out.push(id);
-    }
-    return out;
   }
 
   /**
