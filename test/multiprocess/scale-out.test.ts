@@ -35,6 +35,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { cliEnv, killChildren, startCli, type RunningCli } from '../helpers/child.ts';
 import { Client, type Res } from '../helpers/http.ts';
+import { closeServer, listenLoopback } from '../helpers/loopback.ts';
 import { ADMIN_TOKEN, laneStore } from '../helpers/server.ts';
 import { usAccountInfo } from '../payments/util.ts';
 import { waitFor } from '../webhooks/receiver.ts';
@@ -119,17 +120,11 @@ class Receiver {
   private readonly server: Server = createServer((req, res) => this.handle(req, res));
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const addr = this.server.address();
-    if (!addr || typeof addr !== 'object') throw new Error('receiver did not bind');
-    this.url = `http://127.0.0.1:${addr.port}/hooks`;
+    this.url = await listenLoopback(this.server);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

@@ -22,6 +22,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { cliEnv, killChildren, startCli, type RunningCli } from '../helpers/child.ts';
 import { Client } from '../helpers/http.ts';
+import { closeServer, listenLoopback } from '../helpers/loopback.ts';
 import { ADMIN_TOKEN, laneStore } from '../helpers/server.ts';
 import { waitFor } from './receiver.ts';
 
@@ -87,17 +88,11 @@ class ChaosReceiver {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const addr = this.server.address();
-    if (!addr || typeof addr !== 'object') throw new Error('receiver did not bind');
-    this.url = `http://127.0.0.1:${addr.port}/hooks`;
+    this.url = await listenLoopback(this.server);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

@@ -9,6 +9,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { expectError } from '../helpers/http.ts';
+import { closeServer, listenLoopback } from '../helpers/loopback.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import { advance, fund, platformUsdAccount, type Wire } from '../payments/util.ts';
 import { startReceiver, waitFor, type Receiver } from './receiver.ts';
@@ -272,8 +273,7 @@ describe('POST /webhooks/deliveries/{id}/replay', () => {
         else res.writeHead(200).end('ok');
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
+    const url = await listenLoopback(server);
     try {
       const p = await srv.newPlatform();
       expect((await p.api.patch('/config', { webhookEndpoint: url })).status).toBe(200);
@@ -293,8 +293,7 @@ describe('POST /webhooks/deliveries/{id}/replay', () => {
       expect(res.body).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
       expect(res.body.attempts.at(-1)).toMatchObject({ attempt: 2, responseStatus: 200, responseBody: 'late' });
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     }
   });
 

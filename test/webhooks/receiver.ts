@@ -1,5 +1,6 @@
 /** A real webhook receiver for tests: records each request's raw body bytes and headers. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { closeServer, listenLoopback } from '../helpers/loopback.ts';
 
 export interface Received {
   method: string;
@@ -46,15 +47,8 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       res.end(reply.body ?? '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const addr = server.address();
-  if (!addr || typeof addr !== 'object') throw new Error('receiver did not bind');
-  rec.url = `http://127.0.0.1:${addr.port}${path}`;
-  rec.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  rec.url = await listenLoopback(server, path);
+  rec.close = () => closeServer(server);
   return rec;
 }
 

@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { verifyWebhook } from '../../../src/webhooks/verify.ts';
+import { closeServer, listenLoopback } from '../../helpers/loopback.ts';
 
 export class WebhookReceiver {
   url = '';
@@ -52,16 +53,10 @@ export class WebhookReceiver {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const addr = this.server.address();
-    if (!addr || typeof addr !== 'object') throw new Error('webhook receiver did not bind');
-    this.url = `http://127.0.0.1:${addr.port}/hooks`;
+    this.url = await listenLoopback(this.server);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 }
