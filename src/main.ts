@@ -51,11 +51,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'start':
         return await start(config);
       case 'migrate':
-        return await withStore(config, async (store) => {
-          const applied = await migrate(store);
-          process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'store is up to date\n');
-          return 0;
-        });
+        return await migrateCommand(config);
       case 'platform':
         return await platformCommand(config, rest);
       case 'ledger-check':
@@ -74,6 +70,27 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`corridor: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  }
+}
+
+/**
+ * `migrate`. Migrations run in one transaction and skip what is applied, so a run that SQLite
+ * refused with SQLITE_BUSY (another process opening the same file, e.g. switching it to WAL or
+ * checkpointing it on close, at that instant) is simply run again on a fresh connection.
+ */
+async function migrateCommand(config: Config): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withStore(config, async (store) => {
+        const applied = await migrate(store);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'store is up to date\n');
+        return 0;
+      });
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 5 || typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
   }
 }
 
