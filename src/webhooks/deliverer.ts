@@ -167,7 +167,8 @@ export class WebhookDeliverer {
       }
       if (parked > 0) continue;
       if (!platformId || Date.now() > deadline) return n;
-      // Another worker's attempt may unpark an event of this platform when it is recorded.
+      // Another worker holds due events of this platform (claiming them), or has attempts in
+      // flight whose outcome may unpark the next event of a resource: wait for it.
       if (!(await this.busy(platformId))) {
         if ((await this.unparkReady(platformId)) === 0) return n;
         continue;
@@ -202,14 +203,16 @@ export class WebhookDeliverer {
     const start = this.platformTurn++ % Math.max(platforms.length, 1);
     for (let k = 0; k < platforms.length && out.length < BATCH_SIZE; k++) {
       const p = platforms[(start + k) % platforms.length]!;
-      const r = await this.claimFrom(p, platformId !== undefined, BATCH_SIZE - out.length);
+      // A claim never waits on a row lock; a deadlock with some other writer would still be
+      // timing, not an error of the caller (a sandbox clock advance), so it is retried.
+      const r = await retryOnConflict(() => this.claimFrom(p, BATCH_SIZE - out.length));
       out.push(...r.claimed);
       parked += r.parked;
     }
     return { claimed: out, parked };
   }
 
-  private async claimFrom(p: { id: string; url: string }, waitForLocks: boolean, room: number): Promise<{ claimed: Claimed[]; parked: number }> {
+  private async claimFrom(p: { id: string; url: string }, room: number): Promise<{ claimed: Claimed[]; parked: number }> {
     const now = this.o.clock.nowMs();
     return this.o.db.transaction().execute(async (trx) => {
       // Due events in due order, each with whether an older event of its resource is undelivered.
@@ -228,10 +231,11 @@ export class WebhookDeliverer {
           .orderBy('e.next_attempt_ms')
           .orderBy('e.id')
           .limit(SCAN_SIZE);
-        // Several processes on one PostgreSQL: the background loop takes events no one else holds;
-        // a caller draining one platform (a sandbox clock advance) waits for rows another worker
-        // is claiming, then sees them DELIVERING and waits for the attempt (see `busy`).
-        if (this.o.kind === 'postgres') q = waitForLocks ? q.forUpdate('e') : q.forUpdate('e').skipLocked();
+        // Several processes on one PostgreSQL: each claim takes events no one else holds and never
+        // waits on a row lock. (Waiting deadlocked: two drains whose snapshots straddle a clock
+        // shift or a park see the same rows in different due order and lock them crosswise.) A
+        // caller draining one platform waits for the rows others hold in `drain` (see `busy`).
+        if (this.o.kind === 'postgres') q = q.forUpdate('e').skipLocked();
         return q.execute();
       };
       // Expired leases first (a crashed worker's attempts), then PENDING events.
@@ -287,28 +291,38 @@ export class WebhookDeliverer {
     const platforms = await this.platformsWithEndpoint(platformId);
     let n = 0;
     for (const p of platforms) {
-      const r = await this.o.db
-        .updateTable('outbox_events as e')
-        .set({ next_attempt_ms: 0 })
-        .where('e.platform_id', '=', p.id)
-        .where('e.status', '=', 'PENDING')
-        .where('e.next_attempt_ms', '>=', PARKED_MIN)
-        .where((eb) => eb.not(olderUndelivered(eb)))
-        .executeTakeFirst();
+      const r = await retryOnConflict(() =>
+        this.o.db
+          .updateTable('outbox_events as e')
+          .set({ next_attempt_ms: 0 })
+          .where('e.platform_id', '=', p.id)
+          .where('e.status', '=', 'PENDING')
+          .where('e.next_attempt_ms', '>=', PARKED_MIN)
+          .where((eb) => eb.not(olderUndelivered(eb)))
+          .executeTakeFirst(),
+      );
       n += Number(r.numUpdatedRows);
     }
     return n;
   }
 
-  /** True while the platform has attempts in flight (here or in another process) or due events. */
+  /**
+   * True while the platform has attempts in flight (here or in another process), or due events
+   * that a claim just passed over: on PostgreSQL, rows another worker holds locked right now.
+   */
   private async busy(platformId: string): Promise<boolean> {
     const now = this.o.clock.nowMs();
     const row = await this.o.db
       .selectFrom('outbox_events')
       .select('id')
       .where('platform_id', '=', platformId)
-      .where('status', '=', 'DELIVERING')
-      .where('next_attempt_ms', '>', now)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'DELIVERING'), eb('next_attempt_ms', '>', now)]),
+          eb.and([eb('status', '=', 'PENDING'), eb('next_attempt_ms', '<=', now)]),
+        ]),
+      )
+      .limit(1)
       .executeTakeFirst();
     return row !== undefined;
   }
