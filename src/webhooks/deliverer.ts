@@ -152,7 +152,11 @@ export class WebhookDeliverer {
   async drain(platformId?: string): Promise<number> {
     let n = 0;
     const deadline = Date.now() + DRAIN_WAIT_MS;
-    if (platformId) await this.unparkReady(platformId);
+    if (platformId) {
+      // Without an endpoint nothing of the platform is delivered (its events wait, PENDING).
+      if ((await this.platformsWithEndpoint(platformId)).length === 0) return 0;
+      await this.unparkReady(platformId);
+    }
     for (;;) {
       if (this.poller.isStopped && !platformId) return n;
       if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
