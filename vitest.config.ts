@@ -1,10 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Two lanes run the same suite: SQLite always, PostgreSQL when TEST_DATABASE_URL is set.
  * Each test file starts its own server (and, on SQLite, its own store) and its own platforms.
  */
 const lanes = [{ name: 'sqlite', store: 'sqlite' }];
+/** Several processes sharing one database is a PostgreSQL mode only (README, scale-out). */
+const POSTGRES_ONLY = ['test/multiprocess/**'];
 if (process.env.TEST_DATABASE_URL) lanes.push({ name: 'postgres', store: 'postgres' });
 
 export default defineConfig({
@@ -14,6 +16,7 @@ export default defineConfig({
       test: {
         name: l.name,
         include: ['test/**/*.test.ts'],
+        exclude: l.store === 'postgres' ? configDefaults.exclude : [...configDefaults.exclude, ...POSTGRES_ONLY],
         env: { CORRIDOR_TEST_STORE: l.store },
         testTimeout: 30_000,
         hookTimeout: 60_000,
