@@ -3,7 +3,7 @@
  * `POST /quotes {immediatelyExecute: true}` — quote, transaction, ledger hold, events and the
  * settlement job per request. After the run the ledger check must be clean.
  */
-import type { CorridorHandle, Scenario } from './types.ts';
+import type { CorridorHandle, Credentials, Scenario } from './types.ts';
 
 /** Amount per payment (cents); the account is funded for far more than a run can spend. */
 const AMOUNT = 100;
@@ -33,17 +33,7 @@ export const paymentScenario: Scenario = {
     return {
       request,
       baseline: { method: 'POST', path, status: 201, body: probe.body },
-      async verify() {
-        const report = await corridor.request('GET', `/_admin/ledger/check?platformId=${encodeURIComponent(creds.platformId)}`, {
-          headers: { authorization: `Bearer ${corridor.adminToken}` },
-        });
-        const r = report.body as { ok: boolean; entries: number; problems: unknown[] };
-        // Settlement runs in the background (durable jobs): how far behind it is when the load stops.
-        const inFlight = await corridor.request('GET', `${base}/transactions?status=PROCESSING&limit=1`, { headers });
-        const backlog = (inFlight.body as { totalCount?: number }).totalCount;
-        console.log(`payment: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries); ${backlog ?? '?'} payments still settling when the load stopped`);
-        if (!r.ok) throw new Error(`payment: ledger check found ${r.problems.length} problem(s): ${JSON.stringify(r.problems.slice(0, 5))}`);
-      },
+      verify: () => verifyLedgerAndSettlement(corridor, creds, 'payment'),
     };
   },
 };
@@ -75,4 +65,19 @@ export async function fundedPayer(corridor: CorridorHandle, headers: Record<stri
   });
   if (ext.status !== 201) throw new Error(`${label}: external account answered ${ext.status}: ${JSON.stringify(ext.body)}`);
   return { accountId, externalId: (ext.body as { id: string }).id };
+}
+
+/**
+ * After a payment run: the platform's ledger check must be clean; also prints how many payments
+ * settlement (background jobs) had not reached yet when the load stopped.
+ */
+export async function verifyLedgerAndSettlement(corridor: CorridorHandle, creds: Credentials, label: string): Promise<void> {
+  const report = await corridor.request('GET', `/_admin/ledger/check?platformId=${encodeURIComponent(creds.platformId)}`, {
+    headers: { authorization: `Bearer ${corridor.adminToken}` },
+  });
+  const r = report.body as { ok: boolean; entries: number; problems: unknown[] };
+  const inFlight = await corridor.request('GET', `${corridor.basePath}/transactions?status=PROCESSING&limit=1`, { headers: { authorization: creds.authorization } });
+  const backlog = (inFlight.body as { totalCount?: number }).totalCount;
+  console.log(`${label}: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries); ${backlog ?? '?'} payments still settling when the load stopped`);
+  if (!r.ok) throw new Error(`${label}: ledger check found ${r.problems.length} problem(s): ${JSON.stringify(r.problems.slice(0, 5))}`);
 }
