@@ -5,8 +5,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * Each test file starts its own server (and, on SQLite, its own store) and its own platforms.
  */
 const lanes = [{ name: 'sqlite', store: 'sqlite' }];
-/** Several processes sharing one database is a PostgreSQL mode only (README, scale-out). */
-const POSTGRES_ONLY = ['test/multiprocess/**'];
+/** PostgreSQL-only: several processes on one database (README, scale-out), the PostgreSQL driver. */
+const POSTGRES_ONLY = ['test/multiprocess/**', 'test/store/pg-*.test.ts'];
 if (process.env.TEST_DATABASE_URL) lanes.push({ name: 'postgres', store: 'postgres' });
 
 export default defineConfig({

@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.ts';
+import { preparingPool } from './pg-prepared.ts';
 import { GroupCommitDriver } from './sqlite-group-commit.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -41,7 +42,7 @@ function openPostgres(url: string, max: number): Store {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that errors (server restart) must not crash the process; the pool drops it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { kind: 'postgres', db, location: redactUrl(url), close: () => db.destroy() };
 }
 
