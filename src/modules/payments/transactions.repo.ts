@@ -69,7 +69,9 @@ export interface TransactionFilter {
  * - on SQLite the page first picks the ids (from an index alone when it covers the filters,
  *   sorting only ids), then reads just those rows: a date range matching thousands of rows no
  *   longer reads and sorts every one of them. PostgreSQL, which plans from statistics, picks a good
- *   plan for the plain query, and plans and runs it in a third of the time of the two-step one.
+ *   plan for the plain query, and plans and runs it in a third of the time of the two-step one —
+ *   except for a date range without a customer, where it too read every row of the range (a day:
+ *   ~2,800 rows, 3.4 ms) and the two-step query takes 1.5 ms.
  */
 export async function listTransactions(
   db: Kysely<Database>,
@@ -98,12 +100,19 @@ export async function listTransactions(
   if (f.reference !== undefined) q = q.where('reference', '=', f.reference);
   if (f.startDate !== undefined) q = q.where('created_at', '>=', f.startDate);
   if (f.endDate !== undefined) q = q.where('created_at', '<=', f.endDate);
-  const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const count = q.select((eb) => eb.fn.countAll<number>().as('n'));
   if (page.afterId) q = q.where('id', page.order === 'desc' ? '<' : '>', page.afterId);
   const ids = q.select('id').orderBy('id', page.order).limit(page.limit + 1);
-  const rows =
-    db.getExecutor().adapter instanceof SqliteAdapter
-      ? db.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', 'in', ids).orderBy('id', page.order)
-      : q.selectAll().orderBy('id', page.order).limit(page.limit + 1);
-  return { rows: await rows.execute(), totalCount: Number(total.n) };
+  // A platform-wide date range is read from an index in date order, not id order: every match
+  // would be fetched and sorted for one page, so PostgreSQL too picks the ids first.
+  const idsFirst = db.getExecutor().adapter instanceof SqliteAdapter || ((f.startDate !== undefined || f.endDate !== undefined) && f.customerId === undefined);
+  const pageQuery = idsFirst
+    ? db.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', 'in', ids).orderBy('id', page.order)
+    : q.selectAll().orderBy('id', page.order).limit(page.limit + 1);
+  // The count rides along as an (uncorrelated, evaluated once) scalar subquery: one statement, one
+  // round trip. An empty page carries no row to hold it, so then it is asked for on its own.
+  const found = await pageQuery.select(() => count.as('total_count')).execute();
+  if (found.length === 0) return { rows: [], totalCount: page.afterId ? Number((await count.executeTakeFirstOrThrow()).n) : 0 };
+  const totalCount = Number(found[0]!.total_count);
+  return { rows: found.map(({ total_count: _, ...row }) => row), totalCount };
 }
