@@ -244,6 +244,12 @@ async function moveQuote(env: Env, t: TransactionRow, status: string): Promise<v
 }
 
 /** Starts the sandbox outcome of a payment that has just begun (hold already taken). */
+/** Whether the payment's sandbox outcome fails it inside the request (no delayed job). */
+export function failsAtOnce(t: TransactionRow): boolean {
+  const s = parseScenario(t.scenario);
+  return s.kind === 'FAIL' && s.delayMs === 'now';
+}
+
 export async function scheduleOutcome(env: Env, t: TransactionRow): Promise<TransactionRow> {
   const s = parseScenario(t.scenario);
   if (s.kind === 'FAIL' && s.delayMs === 'now') return (await failPayment(env, t, s.reason, s.refund, s.refundReason)) ?? t;

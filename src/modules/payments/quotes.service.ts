@@ -14,7 +14,7 @@ import type { Database, PlatformRow, QuoteRow, TransactionRow } from '../../stor
 import { crossCurrencyFeeTerms, sendingLimits } from '../exchange-rates/exchange-rates.service.ts';
 import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
-import { batchEvents, emitPayment, envFor, holdOutgoing, scheduleOutcome, type Env } from './payment-engine.ts';
+import { batchEvents, emitPayment, envFor, failsAtOnce, holdOutgoing, scheduleOutcome, type Env } from './payment-engine.ts';
 import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
 import { resolveDestination, resolveSource, type ResolvedDestination, type ResolvedSource } from './parties.ts';
 import { insertQuoteRow, insertTransactionRow } from './payment-statements.ts';
@@ -210,17 +210,22 @@ async function createExecuted(env: Env, quote: QuoteRow, txn: TransactionRow): P
     await emitPayment(env, txn, 'PENDING');
     if (env.ctx.store.kind === 'postgres') {
       // The hold (its balance UPDATE locks the source account's row until COMMIT) comes after the
-      // rows no other request touches, so payments of one account queue on it for less time.
+      // rows no other request touches, so payments of one account queue on it for less time. So
+      // does the delayed outcome's job, unless the outcome fails the payment at once (that moves
+      // the held money back, so it follows the hold).
       await insertTransactionRow.run(env.trx, processing);
       await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
+      const jobFirst = !failsAtOnce(processing);
+      if (jobFirst) await scheduleOutcome(env, processing);
       await holdOutgoing(env, processing);
-    } else {
-      // The hold is the first write: a shortfall refuses the request before anything was written
-      // (which keeps the refusal from costing the other requests of its SQLite commit group).
-      await holdOutgoing(env, processing);
-      await insertTransactionRow.run(env.trx, processing);
-      await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
+      await emitPayment(env, processing, 'PROCESSING');
+      return jobFirst ? processing : scheduleOutcome(env, processing);
     }
+    // SQLite: the hold is the first write, so a shortfall refuses the request before anything was
+    // written (which keeps the refusal from costing the other requests of its commit group).
+    await holdOutgoing(env, processing);
+    await insertTransactionRow.run(env.trx, processing);
+    await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
     await emitPayment(env, processing, 'PROCESSING');
     return scheduleOutcome(env, processing);
   });
