@@ -93,6 +93,12 @@ const BATCH_SIZE = 50;
  * empty look is one indexed SELECT.
  */
 const POLL_INTERVAL_MS = 25;
+/**
+ * Background loops per process on PostgreSQL: each claims its own batch (SKIP LOCKED), so while one
+ * waits on the database another runs; a batch that deadlocks with another is run again job by job.
+ * SQLite has one writer, so one loop.
+ */
+const POSTGRES_LOOPS = 2;
 /** How long draining one platform waits for its due jobs that another process holds. */
 const DRAIN_WAIT_MS = 10_000;
 
@@ -100,18 +106,19 @@ const DRAIN_WAIT_MS = 10_000;
 
 /** Polls for due jobs and runs them one transaction each. */
 export class JobRunner {
-  private readonly poller: Poller;
+  private readonly pollers: Poller[];
 
   constructor(private readonly o: JobRunnerOptions) {
-    this.poller = new Poller(() => this.drain(), o.pollIntervalMs ?? POLL_INTERVAL_MS, (err) => o.onPollError?.(err));
+    const loops = o.kind === 'postgres' ? POSTGRES_LOOPS : 1;
+    this.pollers = Array.from({ length: loops }, () => new Poller(() => this.drain(), o.pollIntervalMs ?? POLL_INTERVAL_MS, (err) => o.onPollError?.(err)));
   }
 
   start(): void {
-    this.poller.start();
+    for (const p of this.pollers) p.start();
   }
 
   async stop(): Promise<void> {
-    await this.poller.stop();
+    await Promise.all(this.pollers.map((p) => p.stop()));
   }
 
   /**
