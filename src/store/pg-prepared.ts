@@ -17,6 +17,16 @@ import type pg from 'pg';
 
 const MAX_NAMED = 5000;
 
+/**
+ * PostgreSQL's answer to a prepared statement whose result type a migration changed. Its code,
+ * 0A000, is the general "feature not supported", so the message is checked too: any other 0A000 is
+ * a real error, not something to prepare again or retry.
+ */
+export function isStalePreparedStatement(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+}
+
 export function preparingPool(pool: pg.Pool): PostgresPool {
   const names = new Names();
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
@@ -37,12 +47,12 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
 function preparingClient(client: pg.PoolClient, names: Names): PostgresPoolClient {
   let inTransaction = false;
   const run = async (sql: string, parameters: readonly unknown[]) => {
-    const name = parameters.length > 0 ? names.of(sql) : undefined;
+    const name = names.of(sql);
     if (!name) return client.query(sql, parameters as unknown[]);
     try {
       return await client.query({ name, text: sql, values: parameters as unknown[] });
     } catch (err) {
-      if ((err as { code?: unknown }).code !== '0A000') throw err;
+      if (!isStalePreparedStatement(err)) throw err;
       names.renew();
       if (inTransaction) throw err;
       return client.query(sql, parameters as unknown[]);

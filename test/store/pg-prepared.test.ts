@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { retryOnConflict } from '../../src/store/retry.ts';
+import { isTransientConflict, retryOnConflict } from '../../src/store/retry.ts';
 
 const url = process.env.TEST_DATABASE_URL!;
 const table = `prepared_probe_${randomBytes(4).toString('hex')}`;
@@ -65,4 +65,18 @@ it('prepares again when another process changes the result type: at once outside
   // Which is why request transactions count it as a transient conflict and run again.
   await other.query(`ALTER TABLE ${table} ADD COLUMN d integer NOT NULL DEFAULT 8`);
   expect(await retryOnConflict(inTrx)).toEqual({ id: 2, a: 'two', b: 'bee', c: 7, d: 8 });
+});
+
+it('leaves any other 0A000 ("feature not supported") an error: neither prepared again nor retried', async () => {
+  let runs = 0;
+  const aggregateForUpdate = () => {
+    runs++;
+    return sql`select count(*) from ${sql.table(table)} where id > ${0} for update`.execute(db);
+  };
+  const err = await retryOnConflict(aggregateForUpdate).catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: '0A000' });
+  expect(isTransientConflict(err)).toBe(false);
+  expect(runs).toBe(1);
+  // The statements prepared so far are still in use.
+  expect(await byId(1)).toMatchObject({ id: 1, a: 'one' });
 });
