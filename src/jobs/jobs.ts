@@ -66,8 +66,32 @@ export async function shiftPlatformSchedule(trx: Kysely<Database>, kind: StoreKi
   await trx.updateTable('outbox_events').set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` }).where('id', 'in', events).execute();
 }
 
-/** A job kind's effect; runs inside the transaction that marks the job done. */
-export type JobHandler = (trx: Kysely<Database>, job: JobRow, platform: PlatformRow) => Promise<void>;
+/**
+ * A job kind's effect; runs inside the transaction that marks the job done, together with the
+ * other jobs of its batch.
+ */
+export type JobHandler = (trx: Kysely<Database>, job: JobRow, platform: PlatformRow, batch: JobBatch) => Promise<void>;
+
+/** Work a batch's jobs share and finish together: its `finish` runs after the last job, before the commit. */
+export interface BatchPart {
+  finish(trx: Kysely<Database>): Promise<void>;
+}
+
+/** The jobs run in one transaction. Handlers keep shared work here (see `part`). */
+export class JobBatch {
+  private readonly parts = new Map<string, BatchPart>();
+
+  /** The batch's part under `key`, made by `make` when the first job asks for it. */
+  part<T extends BatchPart>(key: string, make: () => T): T {
+    let p = this.parts.get(key);
+    if (!p) this.parts.set(key, (p = make()));
+    return p as T;
+  }
+
+  async finish(trx: Kysely<Database>): Promise<void> {
+    for (const p of this.parts.values()) await p.finish(trx);
+  }
+}
 
 export interface JobRunnerOptions {
   db: Kysely<Database>;
@@ -154,7 +178,7 @@ export class JobRunner {
 
   /**
    * Runs up to `limit` due jobs in one transaction (one commit for many jobs). If any of them
-   * fails, the whole batch rolls back and its jobs are run one at a time, so one failing job
+   * (or the work they finish together) fails, the whole batch rolls back and its jobs are run one at a time, so one failing job
    * neither blocks nor undoes the others.
    */
   private async runBatch(platformId: string | undefined, limit: number, onlyId?: string): Promise<number> {
@@ -171,16 +195,18 @@ export class JobRunner {
         claimed = await claimStatement(this.o.kind, kinds.length, platformId !== undefined, onlyId !== undefined).all(trx, args);
         const platforms = new Map<string, PlatformRow | undefined>();
         const done: string[] = [];
+        const batch = new JobBatch();
         for (const job of claimed) {
           if (!platforms.has(job.platform_id)) platforms.set(job.platform_id, await selectPlatform.first(trx, { id: job.platform_id }));
           const platform = platforms.get(job.platform_id);
           if (platform) {
-            await this.o.handlers.get(job.kind)!(trx, job, platform);
+            await this.o.handlers.get(job.kind)!(trx, job, platform, batch);
             done.push(job.id);
           } else {
             await markFailed(trx, job, 'platform is gone', now);
           }
         }
+        await batch.finish(trx);
         await finishDone(trx, done, now);
         return claimed.length;
       });

@@ -114,6 +114,104 @@ async function writeEntry(trx: Kysely<Database>, entry: EntryInput): Promise<voi
   await insertPostings(entry.postings.length).run(trx, args);
 }
 
+/** How an internal account stood right after one entry of a `BalanceBatch`. */
+export interface BatchedMove {
+  entryId: string;
+  at: string;
+  /** The internal accounts the entry moved, as they were right after it. */
+  moved: InternalAccountRow[];
+}
+
+/**
+ * Several entries whose balance changes are applied together at the end of a transaction: each
+ * entry and its postings are written when posted, and `flush` moves every account once, by the
+ * entries' net change, with bounds on every running total between them — so it refuses exactly
+ * what posting the entries one by one, in order, would refuse. A job batch uses it (jobs.ts): the
+ * account row's lock, which concurrent payments of that account queue on, is then taken only at
+ * the end of the batch instead of from its first settlement to its commit.
+ *
+ * Nothing in the transaction may read a batched account's balances between `post` and `flush`.
+ */
+export class BalanceBatch {
+  private entries: { id: string; platformId: string; at: string; deltas: Map<string, Delta> }[] = [];
+
+  async post(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
+    assertBalanced(entry);
+    await writeEntry(trx, entry);
+    this.entries.push({ id: entry.id, platformId: entry.platformId, at: entry.at, deltas: balanceDeltas(entry.postings) });
+  }
+
+  /**
+   * Applies the posted entries' balance changes, one UPDATE per account in id order (so two
+   * batches lock accounts in the same order), and returns each entry's moves in posting order.
+   * Throws as `postEntry` does when a bound would be crossed; the caller's transaction must then
+   * roll back.
+   */
+  async flush(trx: Kysely<Database>): Promise<BatchedMove[]> {
+    const entries = this.entries;
+    this.entries = [];
+    const totals = new Map<string, { platformId: string; currency: string; net: Delta; low: Delta; high: Delta; at: string }>();
+    for (const e of entries) {
+      for (const [accountId, d] of e.deltas) {
+        let t = totals.get(accountId);
+        if (!t) totals.set(accountId, (t = { platformId: e.platformId, currency: d.currency, net: zero(d.currency), low: zero(d.currency), high: zero(d.currency), at: e.at }));
+        if (t.currency !== d.currency) throw new Error(`postings to ${accountId} in two currencies`);
+        t.net.available += d.available;
+        t.net.pending += d.pending;
+        t.low.available = Math.min(t.low.available, t.net.available);
+        t.low.pending = Math.min(t.low.pending, t.net.pending);
+        t.high.available = Math.max(t.high.available, t.net.available);
+        t.high.pending = Math.max(t.high.pending, t.net.pending);
+        t.at = e.at;
+      }
+    }
+    const after = new Map<string, InternalAccountRow>();
+    for (const accountId of [...totals.keys()].sort()) {
+      const t = totals.get(accountId)!;
+      const row = await netBalanceUpdate.first(trx, {
+        available: t.net.available,
+        pending: t.net.pending,
+        availableLow: -t.low.available,
+        availableHigh: Number.MAX_SAFE_INTEGER - t.high.available,
+        pendingLow: -t.low.pending,
+        pendingHigh: Number.MAX_SAFE_INTEGER - t.high.pending,
+        at: t.at,
+        id: accountId,
+        platformId: t.platformId,
+        currency: t.currency,
+      });
+      if (!row) {
+        if (t.low.available < 0 || t.low.pending < 0) throw new InsufficientFundsError(accountId);
+        throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The balance of ${accountId} would exceed ${Number.MAX_SAFE_INTEGER}`);
+      }
+      after.set(accountId, row);
+    }
+    // Walk back from the final rows: before entry k, each account stood at its state after k less k's change.
+    const out: BatchedMove[] = new Array(entries.length);
+    for (let k = entries.length - 1; k >= 0; k--) {
+      const e = entries[k]!;
+      const moved: InternalAccountRow[] = [];
+      for (const [accountId, d] of e.deltas) {
+        const row = after.get(accountId)!;
+        moved.push({ ...row, updated_at: e.at });
+        after.set(accountId, { ...row, available: Number(row.available) - d.available, pending: Number(row.pending) - d.pending });
+      }
+      out[k] = { entryId: e.id, at: e.at, moved };
+    }
+    return out;
+  }
+}
+
+interface Delta {
+  currency: string;
+  available: number;
+  pending: number;
+}
+
+function zero(currency: string): Delta {
+  return { currency, available: 0, pending: 0 };
+}
+
 // ---- the statements postEntry runs, compiled once per shape (see store/prepared.ts)
 
 interface BalanceArgs extends Record<string, unknown> {
@@ -157,6 +255,25 @@ function balanceUpdate(availableSign: number, pendingSign: number): Prepared<Bal
   return stmt;
 }
 
+/**
+ * A batch's change of one account: both buckets, bounded so that every running total of the batch
+ * stays within [0, MAX_SAFE_INTEGER] (`…Low` = −lowest running total, `…High` = MAX − highest).
+ */
+const netBalanceUpdate = prepared(
+  (db, a: { available: number; pending: number; availableLow: number; availableHigh: number; pendingLow: number; pendingHigh: number; at: string; id: string; platformId: string; currency: string }) =>
+    db
+      .updateTable('internal_accounts')
+      .set({ available: sql<number>`available + ${a.available}`, pending: sql<number>`pending + ${a.pending}`, updated_at: a.at })
+      .where('id', '=', a.id)
+      .where('platform_id', '=', a.platformId)
+      .where('currency', '=', a.currency)
+      .where('available', '>=', a.availableLow)
+      .where('available', '<=', a.availableHigh)
+      .where('pending', '>=', a.pendingLow)
+      .where('pending', '<=', a.pendingHigh)
+      .returningAll(),
+);
+
 const insertEntry = prepared((db, a: { id: string; platformId: string; kind: string; referenceId: string; at: string }) =>
   db.insertInto('ledger_entries').values({ id: a.id, platform_id: a.platformId, kind: a.kind, reference_id: a.referenceId, created_at: a.at }),
 );
@@ -187,8 +304,8 @@ function insertPostings(n: number): Prepared<Record<string, unknown>, unknown> {
 }
 
 /** Net change per internal account and bucket (system accounts keep no materialised balance). */
-function balanceDeltas(postings: Posting[]): Map<string, { currency: string; available: number; pending: number }> {
-  const out = new Map<string, { currency: string; available: number; pending: number }>();
+function balanceDeltas(postings: Posting[]): Map<string, Delta> {
+  const out = new Map<string, Delta>();
   for (const p of postings) {
     if (!isInternalAccount(p.accountId)) continue;
     const d = out.get(p.accountId) ?? { currency: p.currency, available: 0, pending: 0 };

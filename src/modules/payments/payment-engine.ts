@@ -12,12 +12,12 @@
  */
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import { scheduleJob } from '../../jobs/jobs.ts';
-import { postEntry, systemAccount, type Posting } from '../../ledger/ledger.ts';
+import { scheduleJob, type BatchPart, type JobBatch } from '../../jobs/jobs.ts';
+import { BalanceBatch, postEntry, systemAccount, type EntryInput, type Posting } from '../../ledger/ledger.ts';
 import { currency } from '../../lib/currencies.ts';
 import { iso, platformNowMs } from '../../lib/time.ts';
 import { enqueueEvent, enqueueEvents, type EventInput } from '../../outbox/outbox.ts';
-import type { Database, PlatformRow, TransactionRow } from '../../store/schema.ts';
+import type { Database, InternalAccountRow, PlatformRow, TransactionRow } from '../../store/schema.ts';
 import { paymentEventType, type PaymentEventSuffix } from '../../webhooks/catalogue.ts';
 import { internalAccountToWire } from '../internal-accounts/internal-accounts.service.ts';
 import type { RefundWire, TransactionWire } from './payments.schemas.ts';
@@ -37,6 +37,8 @@ export interface Env {
   at: string;
   /** Events held back to be written together at the end of `batchEvents`; unset: written at once. */
   events?: EventInput[] | undefined;
+  /** Balance moves held back to the end of the job batch (payment jobs); unset: applied at once. */
+  balances?: BatchedBalances | undefined;
 }
 
 /**
@@ -122,18 +124,38 @@ export async function emitPayment(env: Env, t: TransactionRow, suffix: PaymentEv
   });
 }
 
-/** Posts a ledger entry and queues INTERNAL_ACCOUNT.BALANCE_UPDATED for each internal account it moves. */
+/**
+ * Posts a ledger entry and queues INTERNAL_ACCOUNT.BALANCE_UPDATED for each internal account it
+ * moves — at once, or when `env.balances` batches them, at the end of the job batch.
+ */
 export async function postAndNotify(env: Env, kind: string, referenceId: string, postings: Posting[]): Promise<void> {
-  const moved = await postEntry(env.trx, { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at, balancesLast: env.ctx.store.kind === 'postgres' });
-  for (const row of moved) {
-    await emit(env, {
-      id: env.ctx.deps.ids.next('Webhook'),
-      platformId: env.platform.id,
-      type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-      resourceId: row.id,
-      data: internalAccountToWire(row, '', false),
-      at: env.at,
-    });
+  const entry = { id: env.ctx.deps.ids.next('LedgerEntry'), platformId: env.platform.id, kind, referenceId, postings, at: env.at, balancesLast: env.ctx.store.kind === 'postgres' };
+  if (env.balances) return env.balances.post(env.trx, entry);
+  for (const row of await postEntry(env.trx, entry)) await emit(env, balanceEvent(env.ctx, row, env.at));
+}
+
+function balanceEvent(ctx: AppContext, row: InternalAccountRow, at: string): EventInput {
+  return { id: ctx.deps.ids.next('Webhook'), platformId: row.platform_id, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: row.id, data: internalAccountToWire(row, '', false), at };
+}
+
+/**
+ * The balance moves of a job batch's payment jobs, applied when the batch ends (ledger
+ * `BalanceBatch`), with their BALANCE_UPDATED events. Those events' ids are made then, after the
+ * account rows are locked, so they sort after every event of the account committed before.
+ */
+class BatchedBalances implements BatchPart {
+  private readonly ledger = new BalanceBatch();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  post(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
+    return this.ledger.post(trx, entry);
+  }
+
+  async finish(trx: Kysely<Database>): Promise<void> {
+    const events: EventInput[] = [];
+    for (const m of await this.ledger.flush(trx)) for (const row of m.moved) events.push(balanceEvent(this.ctx, row, m.at));
+    await enqueueEvents(trx, events);
   }
 }
 
@@ -380,19 +402,24 @@ export function registerPaymentJobs(ctx: AppContext): void {
     const { transactionId } = JSON.parse(payload) as { transactionId: string };
     return selectTransaction.first(trx, { platformId: platform.id, id: transactionId });
   };
-  ctx.jobHandlers.set(JOB_SETTLE, async (trx, job, platform) => {
+  // The batch's payment jobs move balances together at its end: no payment job reads a balance.
+  const jobEnv = (trx: Kysely<Database>, platform: PlatformRow, batch: JobBatch): Env => ({
+    ...envFor(trx, ctx, platform),
+    balances: batch.part('payments:balances', () => new BatchedBalances(ctx)),
+  });
+  ctx.jobHandlers.set(JOB_SETTLE, async (trx, job, platform, batch) => {
     const { transactionId } = JSON.parse(job.payload) as { transactionId: string };
-    const env = envFor(trx, ctx, platform);
+    const env = jobEnv(trx, platform, batch);
     await batchEvents(env, () => settleJob(env, transactionId));
   });
-  ctx.jobHandlers.set(JOB_FAIL, async (trx, job, platform) => {
+  ctx.jobHandlers.set(JOB_FAIL, async (trx, job, platform, batch) => {
     const t = await load(trx, platform, job.payload);
     if (!t) return;
     const s: Scenario = parseScenario(t.scenario);
-    if (s.kind === 'FAIL') await failPayment(envFor(trx, ctx, platform), t, s.reason, s.refund, s.refundReason);
+    if (s.kind === 'FAIL') await failPayment(jobEnv(trx, platform, batch), t, s.reason, s.refund, s.refundReason);
   });
-  ctx.jobHandlers.set(JOB_RETURN, async (trx, job, platform) => {
+  ctx.jobHandlers.set(JOB_RETURN, async (trx, job, platform, batch) => {
     const t = await load(trx, platform, job.payload);
-    if (t) await returnPayment(envFor(trx, ctx, platform), t);
+    if (t) await returnPayment(jobEnv(trx, platform, batch), t);
   });
 }
