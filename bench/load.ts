@@ -86,7 +86,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const cpu = process.cpuUsage(cpuBefore);
 
   const sorted = latencies.subarray(0, n).sort();
-  const pct = (p: number) => (n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]!);
+  const pct = (p: number) => percentile(sorted, p);
   const statusCodes: Record<string, number> = {};
   for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(s.count);
   return {
@@ -94,7 +94,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     requests: n,
     p50Ms: pct(50),
     p99Ms: pct(99),
-    maxMs: n === 0 ? NaN : sorted[n - 1]!,
+    maxMs: percentile(sorted, 100),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -102,4 +102,10 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     seconds,
     loaderCpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
+}
+
+/** The p-th percentile (nearest rank) of ascending `sorted`; NaN when it is empty. */
+export function percentile(sorted: Float64Array, p: number): number {
+  const n = sorted.length;
+  return n === 0 ? NaN : sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]!;
 }

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad, stopLoad, type LoadOptions, type LoadResult } from './load.ts';
+import { runPaced, stopPaced } from './paced.ts';
 import { extraLines, machineInfo, table, targetLines, type Row } from './report.ts';
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
@@ -25,6 +26,8 @@ Options:
   --duration <s>        measured seconds per server (default 10)
   --warmup <s>          warm-up seconds before each measurement (default 2)
   --connections <n>     concurrent connections (default 50, or the scenario's own: list 10); pipelining is always 1
+  --rate <n>            offer n requests/s on a fixed schedule (open loop) instead of the closed loop; latency
+                        counts from each request's due time; --connections caps the open connections
   --scenario <name>     run only this scenario (repeatable or comma-separated; default all but list)
   --store <kind>        sqlite (default; fresh file per scenario) or postgres
   --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
@@ -49,6 +52,8 @@ interface Options {
   warmup: number;
   /** Set by --connections; otherwise each scenario's own, else 50. */
   connections: number | undefined;
+  /** --rate: offered requests per second (bench/paced.ts); unset: closed loop (bench/load.ts). */
+  rate: number | undefined;
   scenarios: Scenario[];
   store: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
@@ -66,6 +71,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string' },
+      rate: { type: 'string' },
       scenario: { type: 'string', multiple: true },
       store: { type: 'string', default: 'sqlite' },
       'database-url': { type: 'string' },
@@ -105,6 +111,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     duration: num('duration', values.duration, 1, false),
     warmup: num('warmup', values.warmup, 0, false),
     connections: values.connections === undefined ? undefined : num('connections', values.connections, 1, true),
+    rate: values.rate === undefined ? undefined : num('rate', values.rate, 1, false),
     scenarios,
     store,
     databaseUrl,
@@ -159,7 +166,8 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
   try {
     const load = await measureWithCpu(`${s.name} bare`, bare.server, o, prepared.request);
     const baselineRow: Row = { scenario: s.name, server: 'bare fastify', load: load.result, serverCpuSeconds: load.cpu, peakRssKb: bare.server.peakRssKb() };
-    corridorRow.ratio = corridorRow.load.reqPerSec / baselineRow.load.reqPerSec;
+    // At an offered rate both answer that rate: the ratio compares capacities, so closed loop only.
+    if (o.rate === undefined) corridorRow.ratio = corridorRow.load.reqPerSec / baselineRow.load.reqPerSec;
     return { scenario: s, corridor: corridorRow, baseline: baselineRow };
   } finally {
     await bare.close();
@@ -188,15 +196,19 @@ async function measureWithCpu(
   o: Options & { connections: number },
   request: LoadOptions['request'],
 ): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
+  const load = (duration: number, title: string) =>
+    o.rate === undefined
+      ? runLoad({ origin: server.origin, request, connections: o.connections, duration, title })
+      : runPaced({ origin: server.origin, request, connections: o.connections, duration, rate: o.rate });
   if (o.warmup > 0) {
     log(`${label}: warm-up ${o.warmup} s`);
-    await runLoad({ origin: server.origin, request, connections: o.connections, duration: o.warmup, title: `${label} warm-up` });
+    await load(o.warmup, `${label} warm-up`);
   }
-  log(`${label}: measuring ${o.duration} s at ${o.connections} connections`);
+  log(`${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}`);
   const before = server.cpuSeconds();
   // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
   const startUs = Number(process.hrtime.bigint() / 1000n);
-  const result = await runLoad({ origin: server.origin, request, connections: o.connections, duration: o.duration, title: label });
+  const result = await load(o.duration, label);
   const endUs = Number(process.hrtime.bigint() / 1000n);
   const after = server.cpuSeconds();
   return { result, cpu: before === undefined || after === undefined ? undefined : after - before, windowUs: [startUs, endUs] };
@@ -226,7 +238,7 @@ async function main(argv: string[]): Promise<number> {
     `machine:  ${m.cpus} × ${m.model}, ${m.memoryGb} GB, ${m.platform}, node ${m.node}`,
     `load avg: ${m.loadAvg.join(' ')} (1/5/15 min, at start)`,
     `command:  ${commandLine(argv)}`,
-    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.connections ?? `${DEFAULT_CONNECTIONS} (or the scenario's own)`} connections, pipelining 1, store ${o.store}, LOG_LEVEL=${o.logLevel}` +
+    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.rate === undefined ? 'closed loop' : `open loop at ${o.rate} req/s offered (latency from each request's due time), at most`} ${o.connections ?? `${DEFAULT_CONNECTIONS} (or the scenario's own)`} connections, pipelining 1, store ${o.store}, LOG_LEVEL=${o.logLevel}` +
       (o.cpuProfDir ? `, CPU profiles in ${o.cpuProfDir}` : ''),
     '',
   ].join('\n');
@@ -237,7 +249,11 @@ async function main(argv: string[]): Promise<number> {
 
   const rows = outcomes.flatMap((x) => (x.baseline ? [x.corridor, x.baseline] : [x.corridor]));
   process.stdout.write(`\n${table(rows)}\n\n`);
-  process.stdout.write('req/s: mean of per-second samples; p50/p99/max: per-response latency; vs bare: Corridor req/s ÷ bare req/s;\n');
+  process.stdout.write(
+    o.rate === undefined
+      ? 'req/s: mean of per-second samples; p50/p99/max: per-response latency; vs bare: Corridor req/s ÷ bare req/s;\n'
+      : `req/s: responses within the ${o.duration} s window per second (${o.rate} offered); p50/p99/max: from each request's due time to its response; vs bare: Corridor req/s ÷ bare req/s;\n`,
+  );
   process.stdout.write('server/loader CPU: CPU time during the measured window as % of one core (both share the machine);\n');
   process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n\n');
 
@@ -274,6 +290,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, () => {
     log(`${sig}: stopping`);
     stopLoad();
+    stopPaced();
     killAllChildrenSync();
     process.exit(130);
   });
