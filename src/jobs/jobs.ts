@@ -177,9 +177,9 @@ export class JobRunner {
   }
 
   /**
-   * Runs up to `limit` due jobs in one transaction (one commit for many jobs). If any of them
-   * (or the work they finish together) fails, the whole batch rolls back and its jobs are run one at a time, so one failing job
-   * neither blocks nor undoes the others.
+   * Runs up to `limit` due jobs in one transaction (one commit for many jobs). If any of them (or
+   * the work they finish together) fails, the whole batch rolls back and its jobs are run one at a
+   * time, so one failing job neither blocks nor undoes the others.
    */
   private async runBatch(platformId: string | undefined, limit: number, onlyId?: string): Promise<number> {
     const now = this.o.clock.nowMs();
