@@ -116,7 +116,6 @@ async function writeEntry(trx: Kysely<Database>, entry: EntryInput): Promise<voi
 
 /** How an internal account stood right after one entry of a `BalanceBatch`. */
 export interface BatchedMove {
-  entryId: string;
   at: string;
   /** The internal accounts the entry moved, as they were right after it. */
   moved: InternalAccountRow[];
@@ -133,12 +132,12 @@ export interface BatchedMove {
  * Nothing in the transaction may read a batched account's balances between `post` and `flush`.
  */
 export class BalanceBatch {
-  private entries: { id: string; platformId: string; at: string; deltas: Map<string, Delta> }[] = [];
+  private entries: { platformId: string; at: string; deltas: Map<string, Delta> }[] = [];
 
   async post(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
     assertBalanced(entry);
     await writeEntry(trx, entry);
-    this.entries.push({ id: entry.id, platformId: entry.platformId, at: entry.at, deltas: balanceDeltas(entry.postings) });
+    this.entries.push({ platformId: entry.platformId, at: entry.at, deltas: balanceDeltas(entry.postings) });
   }
 
   /**
@@ -196,7 +195,7 @@ export class BalanceBatch {
         moved.push({ ...row, updated_at: e.at });
         after.set(accountId, { ...row, available: Number(row.available) - d.available, pending: Number(row.pending) - d.pending });
       }
-      out[k] = { entryId: e.id, at: e.at, moved };
+      out[k] = { at: e.at, moved };
     }
     return out;
   }
