@@ -32,6 +32,16 @@ export interface LoadResult {
   seconds: number;
   /** CPU seconds this process (the load generator) used during the run. */
   loaderCpuSeconds: number;
+  /** Open loop only (paced.ts): latency per second of the run, by the requests' due times. */
+  series?: SecondStats[];
+}
+
+export interface SecondStats {
+  /** Seconds from the start of the run. */
+  second: number;
+  responses: number;
+  meanMs: number;
+  maxMs: number;
 }
 
 let current: Instance | undefined;

@@ -10,7 +10,7 @@
  * second, back to back, so a second's requests arrive as one burst.
  */
 import http from 'node:http';
-import { percentile, type LoadResult } from './load.ts';
+import { percentile, type LoadResult, type SecondStats } from './load.ts';
 import type { HttpRequest, RequestFactory } from './scenarios/types.ts';
 
 export interface PacedOptions {
@@ -50,6 +50,8 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
   const t0 = performance.now();
   const windowEnd = t0 + o.duration * 1000;
   const outstanding = new Set<Promise<void>>();
+  // Per second of due time: responses, summed and largest latency (`LoadResult.series`).
+  const perSecond: SecondStats[] = [];
 
   const send = (seq: number, dueAt: number) => {
     const r = typeof o.request === 'function' ? o.request(seq) : o.request;
@@ -61,6 +63,11 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
         res.on('end', () => {
           const end = performance.now();
           latencies[n++] = end - dueAt;
+          const sec = Math.floor((dueAt - t0) / 1000);
+          const b = (perSecond[sec] ??= { second: sec, responses: 0, meanMs: 0, maxMs: 0 });
+          b.responses++;
+          b.meanMs += end - dueAt;
+          b.maxMs = Math.max(b.maxMs, end - dueAt);
           if (end <= windowEnd) inWindow++;
           const code = String(res.statusCode);
           statusCodes[code] = (statusCodes[code] ?? 0) + 1;
@@ -115,5 +122,6 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
     statusCodes,
     seconds,
     loaderCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    series: perSecond.filter((b) => b !== undefined).map((b) => ({ ...b, meanMs: b.meanMs / b.responses })),
   };
 }

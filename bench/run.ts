@@ -24,7 +24,8 @@ const HELP = `Usage: npm run bench -- [options]
 
 Options:
   --duration <s>        measured seconds per server (default 10)
-  --warmup <s>          warm-up seconds before each measurement (default 2)
+  --warmup <s>          warm-up seconds before each measurement (default 5)
+  --series              with --rate: log each measured second's responses, mean and max latency
   --connections <n>     concurrent connections (default 50, or the scenario's own: list 10); pipelining is always 1
   --rate <n>            offer n requests/s on a fixed schedule (open loop) instead of the closed loop; latency
                         counts from each request's due time; --connections caps the open connections
@@ -54,6 +55,8 @@ interface Options {
   connections: number | undefined;
   /** --rate: offered requests per second (bench/paced.ts); unset: closed loop (bench/load.ts). */
   rate: number | undefined;
+  /** --series: log the measured window second by second (open loop only). */
+  series: boolean;
   scenarios: Scenario[];
   store: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
@@ -69,7 +72,8 @@ function parseOptions(argv: string[]): Options | 'help' {
     strict: true,
     options: {
       duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
+      warmup: { type: 'string', default: '5' },
+      series: { type: 'boolean', default: false },
       connections: { type: 'string' },
       rate: { type: 'string' },
       scenario: { type: 'string', multiple: true },
@@ -101,6 +105,7 @@ function parseOptions(argv: string[]): Options | 'help' {
   const databaseUrl = values['database-url'] ?? (store === 'postgres' ? process.env.DATABASE_URL : undefined);
   if (store === 'postgres' && !databaseUrl) throw new UsageError('--store postgres needs --database-url (or DATABASE_URL)');
   if (store === 'sqlite' && values['database-url']) throw new UsageError('--database-url needs --store postgres');
+  if (values.series && values.rate === undefined) throw new UsageError('--series needs --rate (a closed loop has no due times)');
   for (const s of scenarios) {
     if (s.stores && !s.stores.includes(store)) throw new UsageError(`scenario "${s.name}" does not run on ${store}`);
   }
@@ -112,6 +117,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     warmup: num('warmup', values.warmup, 0, false),
     connections: values.connections === undefined ? undefined : num('connections', values.connections, 1, true),
     rate: values.rate === undefined ? undefined : num('rate', values.rate, 1, false),
+    series: values.series,
     scenarios,
     store,
     databaseUrl,
@@ -150,7 +156,7 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
   let prepared: PreparedScenario;
   try {
     prepared = await s.setup(corridor.handle);
-    const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request);
+    const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request, prepared.settle?.bind(prepared));
     if (o.cpuProfDir) recordProfileWindow(o.cpuProfDir, { pid: corridor.server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
     const extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
     await prepared.verify?.();
@@ -195,6 +201,7 @@ async function measureWithCpu(
   server: { origin: string; cpuSeconds(): number | undefined },
   o: Options & { connections: number },
   request: LoadOptions['request'],
+  settle?: () => Promise<string>,
 ): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
   const load = (duration: number, title: string) =>
     o.rate === undefined
@@ -203,6 +210,7 @@ async function measureWithCpu(
   if (o.warmup > 0) {
     log(`${label}: warm-up ${o.warmup} s`);
     await load(o.warmup, `${label} warm-up`);
+    if (settle) log(`${label}: ${await settle()}`);
   }
   log(`${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}`);
   const before = server.cpuSeconds();
@@ -210,6 +218,9 @@ async function measureWithCpu(
   const startUs = Number(process.hrtime.bigint() / 1000n);
   const result = await load(o.duration, label);
   const endUs = Number(process.hrtime.bigint() / 1000n);
+  if (o.series) {
+    for (const b of result.series ?? []) log(`${label}: second ${b.second}: ${b.responses} responses, mean ${b.meanMs.toFixed(1)} ms, max ${b.maxMs.toFixed(1)} ms`);
+  }
   const after = server.cpuSeconds();
   return { result, cpu: before === undefined || after === undefined ? undefined : after - before, windowUs: [startUs, endUs] };
 }

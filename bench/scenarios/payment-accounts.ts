@@ -5,7 +5,7 @@
  * worst case for PostgreSQL (every request and settlement queues on one account row's lock); this
  * is the case of a platform whose customers pay at once. After the run the ledger check must be clean.
  */
-import { fundedPayer, verifyLedgerAndSettlement } from './payment.ts';
+import { awaitSettled, fundedPayer, verifyLedgerAndSettlement } from './payment.ts';
 import type { CorridorHandle, HttpRequest, Scenario } from './types.ts';
 
 const ACCOUNTS = 100;
@@ -46,6 +46,7 @@ export const paymentAccountsScenario: Scenario = {
       request: (seq) => requests[seq % ACCOUNTS]!,
       baseline: { method: 'POST', path, status: 201, body: probe.body },
       verify: () => verifyLedgerAndSettlement(corridor, creds, 'payment-accounts'),
+      settle: () => awaitSettled(corridor, creds),
     };
   },
 };

@@ -74,6 +74,12 @@ export interface PreparedScenario {
   /** Runs after the measurement, while Corridor is still up (e.g. assert the ledger is clean). */
   verify?(): Promise<void>;
   /**
+   * Runs between the warm-up and the measured window: waits until the background work the warm-up
+   * left behind is done (payments still settling), so the window starts from a server in its steady
+   * state rather than from a cold start's backlog. Resolves to a line for the log.
+   */
+  settle?(): Promise<string>;
+  /**
    * Figures autocannon cannot see (e.g. webhooks that arrive after the HTTP responses). Runs right
    * after the measured window, before `verify`, while Corridor is still up; its figures are printed
    * under the table and written to `--json`.
