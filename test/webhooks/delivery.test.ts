@@ -216,6 +216,24 @@ describe('delivery', () => {
     expect(r.received.filter((x) => x.body?.id === ev.id)).toHaveLength(1);
   });
 
+  it('a backlog left wholly parked, its head too, is swept and delivered in order, once each', async () => {
+    const r = await receiver();
+    const p = await srv.newPlatform();
+    const account = await platformUsdAccount(p);
+    for (let i = 0; i < 4; i++) await fund(p, account, 100 + i); // no endpoint yet: four events, PENDING
+    const backlog = await srv.app.ctx.db.selectFrom('outbox_events').select('id').where('platform_id', '=', p.id).where('resource_id', '=', account).orderBy('id').execute();
+    expect(backlog).toHaveLength(4);
+    // Every one parked, none due: only the sweep can start them, and only the oldest may go first.
+    await srv.app.ctx.db.updateTable('outbox_events').set({ next_attempt_ms: PARKED_MS }).where('platform_id', '=', p.id).where('resource_id', '=', account).execute();
+    expect((await p.api.patch('/config', { webhookEndpoint: r.url })).status).toBe(200);
+    await waitFor(async () => {
+      const rows = await Promise.all(backlog.map((e) => eventById(e.id)));
+      return rows.every((e) => e.status === 'DELIVERED');
+    }, 10_000);
+    const order = r.received.filter((x) => x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED').map((x) => x.body.id as string);
+    expect(order).toEqual(backlog.map((e) => e.id));
+  });
+
   it('retries 500s with backoff (30 s, doubling) and delivers when the receiver recovers', async () => {
     const r = await receiver();
     const p = await platformWithEndpoint(r);
