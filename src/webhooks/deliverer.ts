@@ -34,6 +34,9 @@
  * - Chains (PostgreSQL): after a delivered attempt, the same worker claims and sends the next due
  *   event of that resource at once (up to 10 in a row), so a busy resource is not held to one event
  *   per claim round.
+ * - Slow receivers: a drain claims again once its attempts are answered or after half a second,
+ *   whichever comes first, with at most 20 attempts of one platform and 40 in all in flight; so a
+ *   receiver that takes up to the 10 s timeout delays its own events, not other platforms'.
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
@@ -54,7 +57,15 @@ import { signatureHeader, webhookSigningKey } from './keys.ts';
 const LEASE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4096;
+/** Events one claim round takes, and attempts of one platform in flight at once (per drain). */
 const BATCH_SIZE = 20;
+/** Attempts in flight at once per drain, over all platforms. */
+const MAX_IN_FLIGHT = 2 * BATCH_SIZE;
+/**
+ * How long a drain waits for its attempts before it claims again regardless: a slow receiver
+ * (up to the 10 s timeout) holds its own attempts, not the other platforms' next ones.
+ */
+const PATIENCE_MS = 500;
 /**
  * Events of one resource attempted one after another from one claim (see `attemptChain`). Only on
  * PostgreSQL, where a claim round costs several round trips: there chains of 10 cut the `flow`
@@ -160,35 +171,44 @@ export class WebhookDeliverer {
    * in flight, so that after a sandbox clock advance everything due has been tried.
    */
   async drain(platformId?: string): Promise<number> {
-    let n = 0;
     const deadline = Date.now() + DRAIN_WAIT_MS;
     if (platformId) {
       // Without an endpoint nothing of the platform is delivered (its events wait, PENDING).
       if ((await this.platformsWithEndpoint(platformId)).length === 0) return 0;
       await this.unparkReady(platformId);
     }
-    for (;;) {
-      if (this.poller.isStopped && !platformId) return n;
-      if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
-        this.lastSweepMs = Date.now();
-        await this.unparkReady(undefined);
+    const flight = new InFlight();
+    try {
+      for (;;) {
+        if (this.poller.isStopped && !platformId) break;
+        if (!platformId && Date.now() - this.lastSweepMs >= UNPARK_SWEEP_MS) {
+          this.lastSweepMs = Date.now();
+          await this.unparkReady(undefined);
+        }
+        const { claimed, parked } = await this.claim(platformId, flight);
+        for (const c of claimed) flight.add(c.event.platform_id, this.attemptChain(c));
+        if (flight.size > 0) {
+          // Usually every attempt is answered within milliseconds and this waits for all of them,
+          // then claims again. An attempt still running after PATIENCE_MS goes on in flight while
+          // the next claim takes the other due events.
+          await flight.settledOrAfter(PATIENCE_MS);
+          continue;
+        }
+        if (claimed.length > 0 || parked > 0) continue;
+        if (!platformId || Date.now() > deadline) break;
+        // Another worker holds due events of this platform (claiming them), or has attempts in
+        // flight whose outcome may unpark the next event of a resource: wait for it.
+        if (!(await this.busy(platformId))) {
+          if ((await this.unparkReady(platformId)) === 0) break;
+          continue;
+        }
+        await new Promise((r) => setTimeout(r, 20));
       }
-      const { claimed, parked } = await this.claim(platformId);
-      if (claimed.length > 0) {
-        const sent = await Promise.all(claimed.map((c) => this.attemptChain(c)));
-        n += sent.reduce((a, b) => a + b, 0);
-        continue;
-      }
-      if (parked > 0) continue;
-      if (!platformId || Date.now() > deadline) return n;
-      // Another worker holds due events of this platform (claiming them), or has attempts in
-      // flight whose outcome may unpark the next event of a resource: wait for it.
-      if (!(await this.busy(platformId))) {
-        if ((await this.unparkReady(platformId)) === 0) return n;
-        continue;
-      }
-      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      // Every attempt started here has its outcome recorded before the drain returns (or stops).
+      await flight.all();
     }
+    return flight.attempts;
   }
 
   /** The platforms with a webhook endpoint (optionally just one), with what delivery needs. */
@@ -209,17 +229,23 @@ export class WebhookDeliverer {
    * and parks the due events it finds waiting behind an older one. Starts from the (few) platforms
    * that have an endpoint, so events of platforms without one — which stay PENDING — cost nothing
    * however many pile up; each platform's due events are read in due order straight off an index.
+   * Within the drain's limits: MAX_IN_FLIGHT attempts in all, BATCH_SIZE per platform (so one
+   * platform's slow receiver never takes every slot).
    */
-  private async claim(platformId: string | undefined): Promise<{ claimed: Claimed[]; parked: number }> {
-    const platforms = await this.platformsWithEndpoint(platformId);
+  private async claim(platformId: string | undefined, flight: InFlight): Promise<{ claimed: Claimed[]; parked: number }> {
     const out: Claimed[] = [];
     let parked = 0;
+    const room = Math.min(BATCH_SIZE, MAX_IN_FLIGHT - flight.size);
+    if (room <= 0) return { claimed: out, parked };
+    const platforms = await this.platformsWithEndpoint(platformId);
     const start = this.platformTurn++ % Math.max(platforms.length, 1);
-    for (let k = 0; k < platforms.length && out.length < BATCH_SIZE; k++) {
+    for (let k = 0; k < platforms.length && out.length < room; k++) {
       const p = platforms[(start + k) % platforms.length]!;
+      const roomHere = Math.min(room - out.length, BATCH_SIZE - flight.of(p.id));
+      if (roomHere <= 0) continue;
       // A claim never waits on a row lock; a deadlock with some other writer would still be
       // timing, not an error of the caller (a sandbox clock advance), so it is retried.
-      const r = await retryOnConflict(() => this.claimFrom(p, BATCH_SIZE - out.length));
+      const r = await retryOnConflict(() => this.claimFrom(p, roomHere));
       out.push(...r.claimed);
       parked += r.parked;
     }
@@ -608,6 +634,71 @@ function describeFetchError(err: unknown): string {
     return cause?.code ? `${cause.code}${cause.message ? `: ${cause.message}` : ''}` : err.message;
   }
   return String(err);
+}
+
+/**
+ * The attempt chains one drain has running, counted per platform. The first failure (recording an
+ * outcome failed) is thrown from the next wait, once the chains still running have finished, as a
+ * drain that awaited its whole batch would have thrown it.
+ */
+class InFlight {
+  private readonly running = new Set<Promise<void>>();
+  private readonly perPlatform = new Map<string, number>();
+  private failure: { err: unknown } | undefined;
+  /** Attempts made by the chains that have finished. */
+  attempts = 0;
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  of(platformId: string): number {
+    return this.perPlatform.get(platformId) ?? 0;
+  }
+
+  add(platformId: string, chain: Promise<number>): void {
+    this.perPlatform.set(platformId, this.of(platformId) + 1);
+    const p: Promise<void> = chain.then(
+      (n) => {
+        this.attempts += n;
+      },
+      (err: unknown) => {
+        this.failure ??= { err };
+      },
+    );
+    const done = p.finally(() => {
+      this.running.delete(done);
+      const left = this.of(platformId) - 1;
+      if (left > 0) this.perPlatform.set(platformId, left);
+      else this.perPlatform.delete(platformId);
+    });
+    this.running.add(done);
+  }
+
+  /** Waits until every chain has finished, or `ms` have passed, whichever is first. */
+  async settledOrAfter(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([Promise.all(this.running), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.throwIfFailed();
+  }
+
+  /** Waits for every chain; then throws the first failure, if any. */
+  async all(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running);
+    await this.throwIfFailed();
+  }
+
+  private async throwIfFailed(): Promise<void> {
+    if (!this.failure) return;
+    const { err } = this.failure;
+    this.failure = undefined;
+    while (this.running.size > 0) await Promise.all(this.running);
+    throw err;
+  }
 }
 
 /**

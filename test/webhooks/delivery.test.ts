@@ -372,6 +372,32 @@ describe('delivery', () => {
     const keyA = await signingKey(a);
     expect(ra.received.every((x) => verifyWebhook(x.raw, x.headers['x-grid-signature'] as string, keyA))).toBe(true);
   });
+
+  it("a slow receiver does not hold up another platform's webhooks", async () => {
+    const [slow, fast] = [await receiver(), await receiver()];
+    const a = await platformWithEndpoint(slow);
+    const b = await platformWithEndpoint(fast);
+    const SLOW_MS = 5_000;
+    let answeredSlowly = false;
+    slow.respond = (x) => {
+      if (x.body?.type !== 'INTERNAL_ACCOUNT.BALANCE_UPDATED') return { status: 200 };
+      setTimeout(() => (answeredSlowly = true), SLOW_MS);
+      return { status: 200, delayMs: SLOW_MS };
+    };
+    await fund(a, await platformUsdAccount(a), 100);
+    await waitFor(() => slow.received.some((x) => x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED'));
+    // A's attempt is in flight (its answer 5 s away); B's event is created now and must not wait for it.
+    const started = Date.now();
+    await fund(b, await platformUsdAccount(b), 200);
+    await waitFor(() => fast.received.some((x) => x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED'), SLOW_MS);
+    expect(answeredSlowly).toBe(false);
+    expect(Date.now() - started).toBeLessThan(SLOW_MS - 1_000);
+    // And the slow attempt still counts once it is answered (within the 10 s timeout): delivered, sent once.
+    const ev = (await event(a.id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED'))!;
+    await waitFor(async () => (await eventById(ev.id)).status === 'DELIVERED', 2 * SLOW_MS);
+    expect(slow.received.filter((x) => x.body?.id === ev.id)).toHaveLength(1);
+    expect((await attempts(ev.id)).map((x) => x.response_status)).toEqual([200]);
+  });
 });
 
 describe('POST /sandbox/webhooks/test', () => {

@@ -15,6 +15,8 @@ export interface Reply {
   status: number;
   body?: string;
   headers?: Record<string, string>;
+  /** Answer only after this long (a slow receiver). */
+  delayMs?: number;
 }
 
 export interface Receiver {
@@ -43,8 +45,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       const n = received.filter((x) => x.body?.id !== undefined && x.body?.id === r.body?.id).length;
       received.push(r);
       const reply = rec.respond(r, n);
-      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-      res.end(reply.body ?? '');
+      const answer = () => {
+        res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+        res.end(reply.body ?? '');
+      };
+      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
     });
   });
   rec.url = await listenLoopback(server, path);
