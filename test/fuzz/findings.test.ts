@@ -152,6 +152,12 @@ describe("the fuzzer's oracle fails when it should", () => {
     expect(check(op, reject, res(404, { error: 'Not Found', statusCode: 404 })).join()).toMatch(/body.code/);
     expect(check(op, reject, res(404, 'Not Found', 'text/plain')).join()).toMatch(/not a JSON object/);
     expect(check(op, reject, res(404, { status: 404, code: 'NOT_FOUND', message: 'Error: x\n    at f (/work/main/src/a.ts:1:2)' })).join()).toMatch(/leaks/);
+    // A path the request did not send is a leak even where the request's own echo is forgiven.
+    const req = { method: 'GET', path: '/x/abc%4A%3A%5Cdef', headers: {} };
+    const echoed = res(404, { status: 404, code: 'NOT_FOUND', message: 'Credential abcJ:\\def not found' });
+    expect(check(op, reject, echoed, req)).toEqual([]);
+    expect(check(op, reject, echoed).join()).toMatch(/leaks filesystem path/);
+    expect(check(op, reject, res(404, { status: 404, code: 'NOT_FOUND', message: 'abcJ:\\def not found in C:\\srv\\app.ts' }), req).join()).toMatch(/leaks filesystem path/);
     expect(check(op, { mustReject: true, exact: 401 }, res(404, { status: 404, code: 'NOT_FOUND', message: 'x' })).join()).toMatch(/expected status 401/);
   });
 

@@ -93,7 +93,7 @@ async function runOperation(op: Operation): Promise<string[]> {
       violations.push(`request failed (${(err as Error).message})\n${describeCase(c, undefined)}`);
       continue;
     }
-    const v = check(op, c.exp, res);
+    const v = check(op, c.exp, res, c.req);
     if (v.length) {
       violations.push(`${v.join('; ')}\n${describeCase(c, res)}`);
       report({ op: op.operationId, label: c.label, problems: v, status: res.status, body: res.text.slice(0, 300), method: c.req.method, path: c.req.path.slice(0, 200) });

@@ -4,7 +4,7 @@
  * violation of a run and report them together.
  */
 import { ERROR_CATALOGUE, isCatalogued } from '../../src/http/errors.ts';
-import type { RawResponse } from './client.ts';
+import type { RawRequest, RawResponse } from './client.ts';
 import type { Operation } from './openapi.ts';
 
 export interface Expectation {
@@ -42,8 +42,12 @@ export function allowedStatuses(op: Operation, exp: Expectation): Set<number> {
   return out;
 }
 
-/** Checks one response; returns the violations (empty when it has every property). */
-export function check(op: Operation, exp: Expectation, res: RawResponse): string[] {
+/**
+ * Checks one response; returns the violations (empty when it has every property). With `req`, the
+ * leak patterns skip what the response echoes of the request itself: a 404 naming a random path id
+ * that happens to read `J:\\` has leaked nothing.
+ */
+export function check(op: Operation, exp: Expectation, res: RawResponse, req?: RawRequest): string[] {
   const v: string[] = [];
   if (res.status >= 500) v.push(`5xx: ${res.status}`);
   if (res.status >= 400) v.push(...checkErrorBody(res));
@@ -54,8 +58,41 @@ export function check(op: Operation, exp: Expectation, res: RawResponse): string
   }
   if (exp.exact !== undefined && res.status !== exp.exact) v.push(`expected status ${exp.exact}, got ${res.status}`);
   if (exp.exactCode !== undefined && (res.json as { code?: unknown } | undefined)?.code !== exp.exactCode) v.push(`expected code ${exp.exactCode}`);
-  for (const [re, what] of LEAKS) if (re.test(res.text)) v.push(`body leaks ${what}`);
+  const own = req ? withoutEchoes(res, req) : res.text;
+  for (const [re, what] of LEAKS) if (re.test(own)) v.push(`body leaks ${what}`);
   return v;
+}
+
+/** What the request sent, as text the server could echo: decoded path segments, query values, the body. */
+function requestTexts(req: RawRequest): string[] {
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const q = req.path.indexOf('?');
+  const pathPart = q < 0 ? req.path : req.path.slice(0, q);
+  const query = q < 0 ? '' : req.path.slice(q + 1);
+  const out = pathPart.split('/').map(decode);
+  for (const kv of query.split('&')) out.push(...kv.split('=').map((x) => decode(x.replace(/\+/g, ' '))));
+  if (req.body) out.push(req.body.toString('utf8'));
+  // Longest first, so an echo is removed whole rather than a shorter input inside it.
+  return out.filter((t) => t.length >= 3).sort((a, b) => b.length - a.length);
+}
+
+/** The response body, re-serialised with every string in it stripped of the request's own texts. */
+function withoutEchoes(res: RawResponse, req: RawRequest): string {
+  if (res.json === undefined) return res.text;
+  const texts = requestTexts(req);
+  const scrub = (x: unknown): unknown => {
+    if (typeof x === 'string') return texts.reduce((s, t) => s.split(t).join('‹input›'), x);
+    if (Array.isArray(x)) return x.map(scrub);
+    if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, scrub(val)]));
+    return x;
+  };
+  return JSON.stringify(scrub(res.json));
 }
 
 /** The spec's error body: `{status, code, message, details?}` (+ `reason` on wallet 401s), as JSON. */
