@@ -10,6 +10,11 @@
  * says. On a child process (the crash run) real time flows too: an outcome due close to "now" may
  * or may not have happened yet, so the auditor looks at that resource and applies the outcome
  * once it shows, and insists only on outcomes that are clearly past due.
+ *
+ * Process loss (a cluster target: several processes on one PostgreSQL): a crash step SIGKILLs one
+ * process while the others keep serving; the run goes on for a few seeded steps on the survivors,
+ * which must take over what the dead one left (its requests, its jobs' row locks, its webhook
+ * attempts' leases), and only then restarts it. See `crashStep`.
  */
 import type { Store } from '../../../src/store/db.ts';
 import { Api, type Res, type Wire } from './http.ts';
@@ -17,7 +22,7 @@ import { AuditError, Model, type MTx, type MQuote, type Timer } from './model.ts
 import { Ops } from './ops.ts';
 import { WebhookReceiver } from './receiver.ts';
 import { Rng } from './rng.ts';
-import { WORKLOAD_ADMIN_TOKEN, type Target } from './target.ts';
+import { WORKLOAD_ADMIN_TOKEN, type Conn, type ProcessRef, type Target } from './target.ts';
 import { platformConfig } from './fixtures.ts';
 
 export { AuditError };
@@ -49,7 +54,7 @@ export interface WorkloadOptions {
   seed: number;
   steps: number;
   target: Target;
-  /** SIGKILL the server at this many seeded points (child targets only). */
+  /** SIGKILL the server (a child) or one of its processes (a cluster) at this many seeded points. */
   crashes?: number;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
@@ -62,11 +67,16 @@ export interface WorkloadResult {
   transactions: number;
   webhookEvents: number;
   crash: { kills: number; cutOff: number; replayHits: number; reExecuted: number; pendingTimersAtKills: number; advancesCutOff: number };
+  /** Cluster targets only: what the kills of one process left to the others. */
+  processLoss: ProcessLoss | undefined;
   features: string[];
   /** Same seed, same operations: the history with server-made ids masked. */
   fingerprint: string;
   durationMs: number;
 }
+
+/** A webhook delivery the receiver holds, with the live process that sent it (when found). */
+type HeldDelivery = { id: string; type: string; from: ProcessRef | undefined };
 
 export class WorkloadFailure extends Error {
   override name = 'WorkloadFailure';
@@ -79,14 +89,57 @@ export class WorkloadFailure extends Error {
     readonly reason: unknown,
     readonly history: string[],
     diagnostics: string,
+    processes = 1,
   ) {
     const why = reason instanceof Error ? reason.message : String(reason);
+    const cluster = processes > 1 ? ` --processes ${processes} --store postgres --database-url …` : '';
     super(
       `workload seed ${seed} failed at step ${step}: ${why}\n` +
-        `replay: npm run test:workload -- --seed ${seed} --steps ${replaySteps}${crashes > 0 ? ` --crashes ${crashes} (the kill timing is not replayed exactly)` : ''}\n` +
+        `replay: npm run test:workload -- --seed ${seed} --steps ${replaySteps}${cluster}${crashes > 0 ? ` --crashes ${crashes} (the kill timing is not replayed exactly)` : ''}\n` +
         `last steps:\n${history.slice(-60).join('\n')}${diagnostics ? `\n${diagnostics}` : ''}`,
     );
   }
+}
+
+/** What losing processes of a cluster left behind, and what the survivors did with it. */
+export interface ProcessLoss {
+  processes: number;
+  /** Slot killed at each kill. */
+  victims: number[];
+  /** Steps run while a process was down (on the survivors alone). */
+  survivorSteps: number;
+  restarts: number;
+  /** Requests the kills cut off at the killed process (each resent to a survivor). */
+  cutOffAtVictim: number;
+  /** Requests answered by the survivors while the burst's process died. */
+  answeredBySurvivors: number;
+  /** Webhook deliveries the killed process had in flight at the receiver (their leases orphaned). */
+  orphanedAttempts: number;
+  /** Of those, events a surviving process sent again (after the lease ran out) before the restart. */
+  takenOver: number;
+  /** The longest wait from a kill to the survivors' takeover of its last orphaned attempt (ms). */
+  maxTakeoverMs: number;
+  /** Requests the balancer sent to each slot. */
+  served: number[];
+}
+
+/**
+ * How long a claimed webhook attempt is leased (src/webhooks/deliverer.ts, LEASE_MS): a process's
+ * attempt cut off by its death is sent again by another process once this has passed. (Jobs have
+ * no lease: a job is held by its runner's row lock, which PostgreSQL drops with the dead
+ * connection, so another runner takes it at once.)
+ */
+const WEBHOOK_LEASE_MS = 20_000;
+
+/** A cluster's process killed and not yet restarted. */
+interface Down {
+  victim: ProcessRef;
+  step: number;
+  /** The step before which it is restarted (after the survivors ran the ones in between). */
+  restartAt: number;
+  killedAt: number;
+  /** Events whose delivery it had in flight, with how often the receiver had seen each then. */
+  orphans: { id: string; type: string; seen: number }[];
 }
 
 /** Statuses after which a transaction changes no more (a COMPLETED one may still be returned). */
@@ -119,10 +172,25 @@ export class Workload {
   readonly features = new Set<string>();
   readonly ops: Ops;
   readonly crash = { kills: 0, cutOff: 0, replayHits: 0, reExecuted: 0, pendingTimersAtKills: 0, advancesCutOff: 0 };
+  /** Cluster targets: see ProcessLoss. */
+  readonly loss: ProcessLoss;
+  /** Cluster targets: the choices a kill adds (which process, how many steps before its restart). */
+  private readonly lossRng: Rng;
+  private down: Down | undefined;
+  /** Cluster: the killed process's comeback under way (see `comeBack`), and its failure. */
+  private comeback: Promise<void> | undefined;
+  private comebackFailed: { err: unknown } | undefined;
+  /** Cluster: a process came back since the last full check. */
+  private restarted = false;
+  /** The run is over (a comeback still waiting gives up). */
+  private finished = false;
   private store: Store | undefined;
 
   constructor(readonly o: WorkloadOptions) {
     this.rng = new Rng(o.seed);
+    // Separate from `rng`: a cluster run sends the same operations as a child run of the same seed.
+    this.lossRng = new Rng(o.seed ^ 0x27d4eb2f);
+    this.loss = { processes: o.target.processes, victims: [], survivorSteps: 0, restarts: 0, cutOffAtVictim: 0, answeredBySurvivors: 0, orphanedAttempts: 0, takenOver: 0, maxTakeoverMs: 0, served: [] };
     const base = () => o.target.baseUrl();
     this.admin = new Api(() => o.target.origin(), { bearer: WORKLOAD_ADMIN_TOKEN });
     this.anon = new Api(base);
@@ -254,20 +322,40 @@ export class Workload {
       await this.setup();
       for (this.step = 1; this.step <= this.o.steps; this.step++) {
         const crash = crashSteps.has(this.step);
+        // Cluster: a killed process comes back (in the background, while the survivors go on) once
+        // its seeded steps on the survivors are done; it is back before the next kill.
+        if (this.down && !this.comeback && (crash || this.step >= this.down.restartAt)) this.comeBack();
+        if (crash && this.comeback) await this.comeback;
+        this.throwIfComebackFailed();
+        const onSurvivors = this.down !== undefined;
         if (crash) await this.crashStep();
         else await this.ops.randomStep();
+        if (onSurvivors) this.loss.survivorSteps += 1;
         await this.settle();
+        const restarted = this.restarted;
+        this.restarted = false;
         // After a restart, everything: no movement lost or doubled, no transaction unknown to the model.
-        await this.checkAll(crash || this.step % 20 === 0);
+        await this.checkAll(crash || restarted || this.step % 20 === 0);
         if (this.step % 50 === 0) this.o.log?.(`[workload seed ${this.o.seed}] step ${this.step}/${this.o.steps}`);
       }
       this.step = this.o.steps + 1;
+      this.throwIfComebackFailed();
+      // Cluster: the final checks run while the last process killed comes back (it waits for the
+      // survivors to take over its webhook attempts), and once more after.
+      if (this.down && !this.comeback) this.comeBack();
       this.record('final: advance the clock past every delayed outcome');
       await this.ops.advance(2 * 3600);
       await this.settle();
       await this.checkAll(true);
       if (this.model.timers.some((t) => this.model.effective(t))) throw new AuditError(`delayed outcomes left after the final advance: ${JSON.stringify(this.model.timers)}`);
       const webhookEvents = await this.checkWebhooks();
+      if (this.comeback) {
+        await this.comeback;
+        await this.checkAll(true);
+      }
+      this.throwIfComebackFailed();
+      if (this.target.mode === 'cluster') await this.checkJobs();
+      this.loss.served = this.target.served();
       return {
         seed: this.o.seed,
         steps: this.o.steps,
@@ -275,6 +363,7 @@ export class Workload {
         transactions: this.model.txs.size,
         webhookEvents,
         crash: this.crash,
+        processLoss: this.target.mode === 'cluster' ? this.loss : undefined,
         features: [...this.features].sort(),
         fingerprint: this.history.map((l) => l.replace(/[A-Za-z]+:[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')).join('\n'),
         durationMs: Date.now() - started,
@@ -282,8 +371,12 @@ export class Workload {
     } catch (err) {
       // Replaying needs the same steps when kill points are spread over them, or the final checks ran.
       const replaySteps = (this.o.crashes ?? 0) > 0 ? this.o.steps : Math.min(this.step, this.o.steps);
-      throw new WorkloadFailure(this.o.seed, this.step, replaySteps, this.o.crashes ?? 0, err, this.history, this.target.diagnostics());
+      throw new WorkloadFailure(this.o.seed, this.step, replaySteps, this.o.crashes ?? 0, err, this.history, this.target.diagnostics(), this.target.processes);
     } finally {
+      // A comeback still under way (the run failed meanwhile) ends first: no process is left starting.
+      this.finished = true;
+      await this.comeback?.catch(() => undefined);
+      this.receiver.release();
       await this.receiver.close();
       await this.store?.close();
     }
@@ -293,7 +386,7 @@ export class Workload {
   private crashSchedule(): Set<number> {
     const n = this.o.crashes ?? 0;
     if (n === 0) return new Set();
-    if (this.target.mode !== 'child') throw new Error('crashes need a child-process target');
+    if (this.target.mode === 'in-process') throw new Error('crashes need a child-process or cluster target');
     // A separate generator: the crash points do not shift the operations' sequence.
     const r = new Rng(this.o.seed ^ 0x5bd1e995);
     const out = new Set<number>();
@@ -499,75 +592,272 @@ export class Workload {
    * committed; one cut off is sent again with the same Idempotency-Key, which either replays what
    * committed or runs it now — exactly one effect either way, which the balances then prove.
    * Sometimes the kill lands on a clock advance instead, reconciled by reading the clock.
+   *
+   * On a cluster, one process dies and the others go on: the burst goes out round-robin over the
+   * live processes, the webhook receiver holds its answers meanwhile (so the processes have
+   * delivery attempts in flight), and the process killed is the seeded pick among those with both
+   * unanswered requests and held deliveries (or either). The survivors must answer their requests
+   * as if nothing happened; the dead process's cut-off requests are sent again, with their keys, to
+   * the survivors at once. It is not restarted yet: `comeBack` brings it back after a few seeded
+   * steps on the survivors, once they have sent again every delivery it had in flight (its lease
+   * ran out); its jobs they take at once (the row locks went with its connections).
    */
   private async crashStep(): Promise<void> {
     this.count('crash');
     this.crash.kills += 1;
-    // Kill with delayed outcomes pending: if none is, start one (a pull that fails after 30 s).
-    if (!this.model.timers.some((t) => this.model.effective(t) && t.dueAt > this.now())) await this.ops.delayedPull();
-    this.crash.pendingTimersAtKills += this.model.timers.filter((t) => this.model.effective(t)).length;
-    // If no kill has cut anything off yet, the last one comes right after the requests leave, so
-    // that path always runs.
-    const nothingCutYet = this.crash.cutOff + this.crash.advancesCutOff === 0 && this.crash.kills === (this.o.crashes ?? 0);
-    const fraction = this.rng.next();
-    // Every third kill hits a clock advance (its drain running the due outcomes).
-    if (this.crash.kills % 3 === 2) {
-      await this.crashDuringAdvance(nothingCutYet ? 0 : Math.round(fraction * 3 * this.latencyMs));
-      return;
+    const cluster = this.target.mode === 'cluster';
+    if (cluster) this.receiver.hold();
+    try {
+      // Kill with delayed outcomes pending: if none is, start one (a pull that fails after 30 s).
+      // Cluster: always, and its webhook events are held at the receiver, in flight in whichever
+      // process claimed them, until the kill (see `killOne`).
+      if (cluster || !this.model.timers.some((t) => this.model.effective(t) && t.dueAt > this.now())) await this.ops.delayedPull();
+      if (cluster) await this.untilHolding();
+      this.crash.pendingTimersAtKills += this.model.timers.filter((t) => this.model.effective(t)).length;
+      // If no kill has cut anything off yet, the last one comes right after the requests leave, so
+      // that path always runs.
+      const nothingCutYet = this.crash.cutOff + this.crash.advancesCutOff === 0 && this.crash.kills === (this.o.crashes ?? 0);
+      const fraction = this.rng.next();
+      // Every third kill hits a clock advance (its drain running the due outcomes).
+      if (this.crash.kills % 3 === 2) {
+        await this.crashDuringAdvance(nothingCutYet ? 0 : Math.round(fraction * 3 * this.latencyMs));
+        return;
+      }
+      const burst = await this.ops.burst(this.rng.int(3, 6));
+      // The kill comes the moment a seeded number of them have answered, so the rest are in flight:
+      // cut off before, during or just after their commit (which one is up to the server's timing).
+      // Cluster: if no request was cut off at a killed process yet, the last burst kill comes right
+      // after they leave (a run of two kills has only one: the second hits an advance).
+      const lastBurst = Math.max(...[1, 2, 3].map((k) => (this.o.crashes ?? 0) - k + 1).filter((k) => k > 0 && k % 3 !== 2), 0);
+      const cutNow = cluster ? this.loss.cutOffAtVictim === 0 && this.crash.kills === lastBurst : nothingCutYet;
+      const killAfter = cutNow ? 0 : this.rng.int(0, burst.length - 1);
+      const earlyMs = this.rng.int(0, 3);
+      // Cluster: round-robin over the live processes, each request pinned so that where it went is
+      // known, starting with those that have delivery attempts in flight (so that, however short the
+      // burst, one process has both when it dies).
+      // Read before the burst leaves, so that the kill follows the kill point at once (no /proc
+      // scan between them: on a slow machine a burst could otherwise be answered in the meantime).
+      const heldBefore = cluster ? this.heldDeliveries() : [];
+      const holders = new Set(heldBefore.flatMap((h) => (h.from ? [h.from.slot] : [])));
+      const live = this.target.live().sort((a, b) => Number(holders.has(b.slot)) - Number(holders.has(a.slot)));
+      const sentTo = burst.map((_, i) => (cluster ? live[i % live.length]! : undefined));
+      this.record(
+        `crash: ${burst.length} requests in flight${cluster ? ` (to processes ${sentTo.map((p) => p!.slot).join(', ')})` : ''}, SIGKILL ${cluster ? 'one process ' : ''}once ${killAfter} answered${killAfter === 0 ? ` (after ${earlyMs} ms)` : ''}; ${this.crash.pendingTimersAtKills} delayed outcomes pending so far`,
+      );
+      let answered = 0;
+      const unanswered = new Set(burst.map((_, i) => i));
+      let killNow!: () => void;
+      const killPoint = new Promise<void>((resolve) => (killNow = resolve));
+      if (killAfter === 0) setTimeout(killNow, earlyMs);
+      const inFlight = burst.map((p, i) => {
+        const to = sentTo[i];
+        return this.post(to ? { ...p, client: p.client.at(to.baseUrl) } : p).then(
+          (res) => {
+            answered += 1;
+            unanswered.delete(i);
+            if (answered === killAfter) killNow();
+            return { p, i, res };
+          },
+          (err: unknown) => ({ p, i, err }),
+        );
+      });
+      await killPoint;
+      if (cluster) return await this.loseProcess(sentTo as ProcessRef[], unanswered, inFlight, heldBefore);
+      await this.target.kill();
+      const results = await Promise.all(inFlight);
+      const cut: Planned[] = [];
+      for (const r of results) {
+        if ('res' in r) await this.applyResponse(r.p, r.res, ' (answered before the kill)');
+        else cut.push(r.p);
+      }
+      await this.target.restart();
+      this.record(`restart: ${cut.length} requests were cut off; sending them again with their keys`);
+      for (const p of cut) await this.resend(p);
+    } finally {
+      if (cluster) this.receiver.release();
     }
-    const burst = await this.ops.burst(this.rng.int(3, 6));
-    // The kill comes the moment a seeded number of them have answered, so the rest are in flight:
-    // cut off before, during or just after their commit (which one is up to the server's timing).
-    const killAfter = nothingCutYet ? 0 : this.rng.int(0, burst.length - 1);
-    const earlyMs = this.rng.int(0, 3);
-    this.record(`crash: ${burst.length} requests in flight, SIGKILL once ${killAfter} answered${killAfter === 0 ? ` (after ${earlyMs} ms)` : ''}; ${this.crash.pendingTimersAtKills} delayed outcomes pending so far`);
-    let answered = 0;
-    let killNow!: () => void;
-    const killPoint = new Promise<void>((resolve) => (killNow = resolve));
-    if (killAfter === 0) setTimeout(killNow, earlyMs);
-    const inFlight = burst.map((p) =>
-      this.post(p).then(
-        (res) => {
-          answered += 1;
-          if (answered === killAfter) killNow();
-          return { p, res };
-        },
-        (err: unknown) => ({ p, err }),
-      ),
-    );
-    await killPoint;
-    await this.target.kill();
+  }
+
+  /** Sends a request cut off by a kill again, with its key: a replay if it had committed, else its first run. */
+  private async resend(p: Planned, note = ''): Promise<void> {
+    this.crash.cutOff += 1;
+    const res = await this.post(p);
+    const hit = res.headers.get('idempotency-hit') === 'true';
+    if (hit) this.crash.replayHits += 1;
+    else this.crash.reExecuted += 1;
+    await this.applyResponse(p, res, `${hit ? ' (replayed: it had committed)' : ' (re-sent: it had not committed)'}${note}`);
+  }
+
+  /**
+   * Cluster: the kill point of a burst has come. Kills one live process (see `crashStep`), checks
+   * that every request sent to a survivor was answered, and sends the dead one's cut-off requests
+   * again through the balancer (the survivors).
+   */
+  private async loseProcess(
+    sentTo: ProcessRef[],
+    unanswered: Set<number>,
+    inFlight: Promise<{ p: Planned; i: number; res: Res } | { p: Planned; i: number; err: unknown }>[],
+    held: HeldDelivery[],
+  ): Promise<void> {
+    const inFlightAt = new Set([...unanswered].map((i) => sentTo[i]!.slot));
+    const { victim, orphans } = await this.killOne(inFlightAt, undefined, held);
     const results = await Promise.all(inFlight);
+    // The survivors' held deliveries are answered; the dead process's connections are gone.
+    this.receiver.release();
     const cut: Planned[] = [];
     for (const r of results) {
-      if ('res' in r) await this.applyResponse(r.p, r.res, ' (answered before the kill)');
-      else cut.push(r.p);
+      const at = sentTo[r.i]!;
+      if ('res' in r) {
+        if (at.slot !== victim.slot) this.loss.answeredBySurvivors += 1;
+        await this.applyResponse(r.p, r.res, at.slot === victim.slot ? ` (answered by process ${at.slot} before it was killed)` : ` (answered by surviving process ${at.slot})`);
+      } else if (at.slot !== victim.slot) {
+        throw new AuditError(`"${r.p.label}" sent to surviving process ${at.slot} got no answer when process ${victim.slot} was killed: ${String(r.err)}`);
+      } else cut.push(r.p);
     }
-    await this.target.restart();
-    this.record(`restart: ${cut.length} requests were cut off; sending them again with their keys`);
+    this.record(`process ${victim.slot} killed: ${cut.length} of its requests cut off, sending them again with their keys to the survivors`);
     for (const p of cut) {
-      this.crash.cutOff += 1;
-      const res = await this.post(p);
-      const hit = res.headers.get('idempotency-hit') === 'true';
-      if (hit) this.crash.replayHits += 1;
-      else this.crash.reExecuted += 1;
-      await this.applyResponse(p, res, hit ? ' (replayed: it had committed)' : ' (re-sent: it had not committed)');
+      this.loss.cutOffAtVictim += 1;
+      await this.resend(p, ' (by a survivor)');
     }
+    this.goOnWithout(victim, orphans);
+  }
+
+  /** Cluster: waits (briefly) until the receiver holds a delivery, so some process has an attempt in flight. */
+  private async untilHolding(): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while (this.receiver.holding().length === 0 && Date.now() < deadline) await sleep(20);
+  }
+
+  /** Cluster: the deliveries held at the receiver now, each with the live process that sent it (when found). */
+  private heldDeliveries(): HeldDelivery[] {
+    const held = this.receiver.holding();
+    const conns = held.map((h): Conn => ({ clientPort: h.clientPort, serverPort: this.receiver.port }));
+    const owners = this.target.connectionOwners(conns);
+    return held.map((h, k) => ({ id: h.id, type: h.type, from: owners.get(conns[k]!) }));
+  }
+
+  /** Cluster: the live processes with deliveries held at the receiver (attempts in flight). */
+  private holders(): Set<number> {
+    return new Set(this.heldDeliveries().flatMap((h) => (h.from ? [h.from.slot] : [])));
+  }
+
+  /**
+   * Cluster: SIGKILLs one live process — `only`, or the seeded pick among those with both requests
+   * in flight (`inFlightAt`) and delivery attempts held at the receiver, else with held attempts,
+   * else with requests in flight, else any — and returns it with the deliveries it had in flight
+   * (their leases are orphaned: no one may take them before they run out).
+   */
+  private async killOne(inFlightAt: Set<number>, only?: ProcessRef, heldNow?: HeldDelivery[]): Promise<{ victim: ProcessRef; orphans: Down['orphans'] }> {
+    const live = this.target.live();
+    const held = heldNow ?? this.heldDeliveries();
+    const holders = new Set(held.flatMap((h) => (h.from ? [h.from.slot] : [])));
+    const both = live.filter((p) => holders.has(p.slot) && inFlightAt.has(p.slot));
+    const holding = live.filter((p) => holders.has(p.slot));
+    const sending = live.filter((p) => inFlightAt.has(p.slot));
+    const pool = only ? [only] : [both, holding, sending, live].find((l) => l.length > 0)!;
+    const victim = this.lossRng.pick(pool);
+    const orphans = held.filter((h) => h.from?.slot === victim.slot).map((h) => ({ id: h.id, type: h.type, seen: this.receiver.deliveries.get(h.id) ?? 0 }));
+    await this.target.kill(victim.slot);
+    this.loss.victims.push(victim.slot);
+    this.loss.orphanedAttempts += orphans.length;
+    this.record(
+      `SIGKILL process ${victim.slot} of ${live.length} live (requests in flight at ${[...inFlightAt].join(', ') || 'none'}; deliveries held from ${[...holders].join(', ') || 'none'}): ` +
+        `${orphans.length} webhook attempts of its in flight`,
+    );
+    return { victim, orphans };
+  }
+
+  /** Cluster: the survivors go on alone for a few seeded steps before the dead process comes back. */
+  private goOnWithout(victim: ProcessRef, orphans: Down['orphans']): void {
+    const restartAt = this.step + this.lossRng.int(3, 10);
+    this.down = { victim, step: this.step, restartAt, killedAt: Date.now(), orphans };
+    this.record(`the survivors go on alone; process ${victim.slot} restarts before step ${restartAt}`);
+  }
+
+  /**
+   * Cluster: starts bringing the killed process back, in the background while the survivors keep
+   * running steps (a start takes seconds): once the survivors have sent again every webhook
+   * delivery it had in flight (each is claimed again when its lease runs out: they must not wait
+   * for the dead process), it is restarted on the same database and rejoins the balancer. The run
+   * awaits it before the next kill and the final checks; a failure fails the next step.
+   */
+  private comeBack(): void {
+    const p = this.restartKilled().finally(() => (this.comeback = undefined));
+    this.comeback = p;
+    p.catch((err: unknown) => (this.comebackFailed ??= { err }));
+  }
+
+  private throwIfComebackFailed(): void {
+    if (this.comebackFailed) throw this.comebackFailed.err;
+  }
+
+  private async restartKilled(): Promise<void> {
+    const d = this.down!;
+    const deadline = d.killedAt + WEBHOOK_LEASE_MS + 30_000;
+    for (;;) {
+      const waiting = d.orphans.filter((o) => (this.receiver.deliveries.get(o.id) ?? 0) <= o.seen);
+      if (waiting.length === 0) break;
+      if (this.finished) throw new AuditError('the run ended while a killed process waited to come back');
+      if (Date.now() > deadline) {
+        this.store ??= this.target.openStore();
+        const rows = await this.store.db
+          .selectFrom('outbox_events')
+          .select(['id', 'type', 'status', 'attempts', 'next_attempt_ms'])
+          .where('id', 'in', waiting.map((o) => o.id))
+          .execute();
+        throw new AuditError(
+          `the survivors did not send again ${waiting.length} webhook deliveries process ${d.victim.slot} had in flight when it was killed ` +
+            `${((Date.now() - d.killedAt) / 1000).toFixed(1)} s ago (lease ${WEBHOOK_LEASE_MS / 1000} s; now ${Date.now()}): ${JSON.stringify(rows)}`,
+        );
+      }
+      await sleep(100);
+    }
+    const waitedMs = Date.now() - d.killedAt;
+    if (d.orphans.length > 0) {
+      this.loss.takenOver += d.orphans.length;
+      this.loss.maxTakeoverMs = Math.max(this.loss.maxTakeoverMs, waitedMs);
+    }
+    this.record(
+      `restarting process ${d.victim.slot} (killed at step ${d.step})` +
+        (d.orphans.length > 0 ? `: the survivors sent again its ${d.orphans.length} webhook attempts in flight, ${(waitedMs / 1000).toFixed(1)} s after the kill` : ''),
+    );
+    await this.target.restart();
+    this.loss.restarts += 1;
+    this.down = undefined;
+    this.restarted = true;
+    this.record(`process ${d.victim.slot} is back (${((Date.now() - d.killedAt) / 1000).toFixed(1)} s after the kill) and rejoins the balancer`);
   }
 
   private async crashDuringAdvance(delayMs: number): Promise<void> {
     const seconds = this.rng.pick([5, 40, 400]);
-    this.record(`crash: clock advance of ${seconds} s in flight, SIGKILL after ${delayMs} ms`);
+    // Cluster: the advance goes to the process that dies, its drain running the due work: the
+    // seeded pick among those with delivery attempts in flight (else any).
+    let victim: ProcessRef | undefined;
+    if (this.target.mode === 'cluster') {
+      const live = this.target.live();
+      const holders = this.holders();
+      const holding = live.filter((p) => holders.has(p.slot));
+      victim = this.lossRng.pick(holding.length > 0 ? holding : live);
+    }
+    this.record(`crash: clock advance of ${seconds} s in flight${victim ? ` at process ${victim.slot}` : ''}, SIGKILL after ${delayMs} ms`);
     const before = this.offsetMs;
-    const inFlight = this.api.post('/sandbox/clock/advance', { seconds }).then(
+    const inFlight = (victim ? this.api.at(victim.baseUrl) : this.api).post('/sandbox/clock/advance', { seconds }).then(
       (res) => ({ res }),
       (err: unknown) => ({ err }),
     );
     await sleep(delayMs);
-    await this.target.kill();
+    let orphans: Down['orphans'] = [];
+    if (victim) {
+      ({ orphans } = await this.killOne(new Set([victim.slot]), victim));
+    } else {
+      await this.target.kill();
+    }
     const r = await inFlight;
-    await this.target.restart();
-    const clock = await this.api.get('/sandbox/clock');
+    if (victim) this.receiver.release();
+    else await this.target.restart();
+    // Cluster: the dead process's transaction (the advance, if it was committing) ends when
+    // PostgreSQL drops its connection; read the clock until two reads a moment apart agree.
+    const clock = victim ? await this.stableClock() : await this.api.get('/sandbox/clock');
     expectStatus(clock, 200, 'GET /sandbox/clock');
     const advanced = clock.body.offsetMs === before + seconds * 1000;
     if (!advanced && clock.body.offsetMs !== before) throw new AuditError(`clock offset ${clock.body.offsetMs} after the crash: neither ${before} nor ${before + seconds * 1000}`);
@@ -580,7 +870,23 @@ export class Workload {
     // Whatever the advance made due runs after the restart (the job runner), drained or not:
     // settle() insists on every outcome now past due.
     this.offsetMs = clock.body.offsetMs;
-    this.record(`restart: the advance ${advanced ? 'committed' : 'did not commit'} (${'res' in r ? 'answered' : 'cut off'})`);
+    if (victim) {
+      this.record(`process ${victim.slot} killed: the advance ${advanced ? 'committed' : 'did not commit'} (${'res' in r ? 'answered' : 'cut off'})`);
+      this.goOnWithout(victim, orphans);
+    } else {
+      this.record(`restart: the advance ${advanced ? 'committed' : 'did not commit'} (${'res' in r ? 'answered' : 'cut off'})`);
+    }
+  }
+
+  private async stableClock(): Promise<Res> {
+    let prev = await this.api.get('/sandbox/clock');
+    for (let i = 0; i < 20; i++) {
+      await sleep(300);
+      const next = await this.api.get('/sandbox/clock');
+      if (prev.status !== 200 || next.status !== 200 || next.body.offsetMs === prev.body.offsetMs) return next;
+      prev = next;
+    }
+    return prev;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -628,11 +934,15 @@ export class Workload {
     const store = this.store;
     const outbox = async () =>
       store.db.selectFrom('outbox_events').select(['id', 'type', 'status', 'resource_id']).where('platform_id', '=', this.platformId).orderBy('id').execute();
-    // A delivery the crash cut off is retried once its lease (20 s) ends; allow for that.
-    const deadline = Date.now() + (this.crash.kills > 0 ? 45_000 : 20_000);
+    // A delivery the crash cut off is retried once its lease (20 s) ends; allow for that (a
+    // cluster's last kill may come a few steps before the end, with a process's attempts in flight).
+    const cluster = this.target.mode === 'cluster';
+    const deadline = Date.now() + (cluster ? WEBHOOK_LEASE_MS + 40_000 : this.crash.kills > 0 ? 45_000 : 20_000);
     for (;;) {
       const rows = await outbox();
-      const missing = rows.filter((r) => !this.receiver.acked.has(r.id));
+      // Cluster: also every attempt's outcome recorded (none left DELIVERING by a dead process's
+      // lease that no survivor took over), whatever the receiver saw.
+      const missing = rows.filter((r) => !this.receiver.acked.has(r.id) || (cluster && r.status === 'DELIVERING'));
       if (missing.length === 0) {
         const ids = new Set(rows.map((r) => r.id));
         const stray = [...this.receiver.acked.keys()].filter((id) => !ids.has(id));
@@ -649,6 +959,19 @@ export class Workload {
       if (rows.some((r) => r.status === 'PENDING')) await this.ops.advance(60, true);
       await sleep(200);
     }
+  }
+
+  /**
+   * Cluster: each of the platform's jobs ran once, whichever process ran it and whichever died
+   * holding it: DONE at its first attempt (a run rolled back by a death does not count one), or
+   * still PENDING untried; none failed or retried after an error.
+   */
+  async checkJobs(): Promise<void> {
+    this.store ??= this.target.openStore();
+    const rows = await this.store.db.selectFrom('jobs').select(['id', 'kind', 'status', 'attempts', 'last_error']).where('platform_id', '=', this.platformId).execute();
+    const wrong = rows.filter((j) => j.last_error !== null || (j.status === 'DONE' ? j.attempts !== 1 : j.status !== 'PENDING' || j.attempts !== 0));
+    if (wrong.length > 0) throw new AuditError(`jobs not run exactly once: ${JSON.stringify(wrong.slice(0, 10))}`);
+    if (rows.filter((j) => j.status === 'DONE').length === 0) throw new AuditError('no job ran');
   }
 }
 

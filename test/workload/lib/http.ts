@@ -1,6 +1,7 @@
 /**
  * The workload's HTTP client: JSON over fetch, like test/helpers/http.ts, but its base URL is read
- * at every request, so clients survive a server restart on a new port.
+ * at every request, so clients survive a server restart on a new port (and, on a cluster target,
+ * each request goes to the balancer's next live process).
  */
 import { basicHeader, type Creds, type Res } from '../../helpers/http.ts';
 
@@ -22,6 +23,11 @@ export class Api {
 
   with(auth: { basic?: Creds; bearer?: string }): Api {
     return new Api(this.base, auth);
+  }
+
+  /** The same credentials, every request to `baseUrl` (one process of a cluster, not the balancer). */
+  at(baseUrl: string): Api {
+    return new Api(() => baseUrl, this.auth);
   }
 
   get(path: string, o?: Send): Promise<Res> {
