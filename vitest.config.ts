@@ -18,6 +18,8 @@ export default defineConfig({
         include: ['test/**/*.test.ts'],
         exclude: l.store === 'postgres' ? configDefaults.exclude : [...configDefaults.exclude, ...POSTGRES_ONLY],
         env: { CORRIDOR_TEST_STORE: l.store },
+        // A schema per test file on PostgreSQL: see the file.
+        setupFiles: l.store === 'postgres' ? ['test/helpers/pg-schema.setup.ts'] : [],
         testTimeout: 30_000,
         hookTimeout: 60_000,
         pool: 'forks',
