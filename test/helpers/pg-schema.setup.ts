@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll } from 'vitest';
+import { resetPgSchema, withSearchPath } from '../../bench/dataset/writers.ts';
 
 /** The lane's database as CI gave it (kept across files run in the same worker). */
 const base = process.env.CORRIDOR_TEST_DATABASE_BASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -19,24 +20,21 @@ const base = process.env.CORRIDOR_TEST_DATABASE_BASE_URL ?? process.env.TEST_DAT
 if (base) {
   process.env.CORRIDOR_TEST_DATABASE_BASE_URL = base;
   const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  process.env.TEST_DATABASE_URL = url.toString();
+  await resetPgSchema(base, schema);
+  process.env.TEST_DATABASE_URL = withSearchPath(base, schema);
 
   // Registered before the file's own hooks, so it runs after them (hooks unwind as a stack): the
   // file's servers are closed by then. Best effort: a lock still held by a killed process's
   // connection gives up after a few seconds, and CI drops the whole database at the end anyway.
   afterAll(async () => {
-    await admin(`SET lock_timeout = '5s'; DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    const client = new pg.Client({ connectionString: base });
+    try {
+      await client.connect();
+      await client.query(`SET lock_timeout = '5s'; DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } catch {
+      // Left behind; see above.
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   });
 }
