@@ -54,7 +54,7 @@ import { signatureHeader, webhookSigningKey } from './keys.ts';
  * How long a claimed attempt may take before another worker may take the event again: above the
  * request timeout (plus recording the outcome), so a live attempt is never taken over.
  */
-const LEASE_MS = 20_000;
+export const LEASE_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4096;
 /** Events one claim round takes, and attempts of one platform in flight at once (per drain). */

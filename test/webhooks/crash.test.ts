@@ -19,6 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../src/ledger/ledger.ts';
 import { isParked } from '../../src/outbox/outbox.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { LEASE_MS } from '../../src/webhooks/deliverer.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { cliEnv, killChildren, startCli, type RunningCli } from '../helpers/child.ts';
 import { Client } from '../helpers/http.ts';
@@ -28,16 +29,6 @@ import { waitFor } from './receiver.ts';
 
 const PG = laneStore() === 'postgres';
 
-/**
- * The deliverer's lease on a claimed attempt, read from its source (it is not exported): how long
- * an attempt cut off by the crash blocks its event. It sizes this test's time budget.
- */
-const LEASE_MS = (() => {
-  const src = fs.readFileSync(new URL('../../src/webhooks/deliverer.ts', import.meta.url), 'utf8');
-  const m = /^\s*(?:export\s+)?const LEASE_MS\s*=\s*([\d_]+(?:\s*\*\s*[\d_]+)*)\s*;/m.exec(src);
-  if (!m) throw new Error('crash.test: cannot read LEASE_MS from src/webhooks/deliverer.ts');
-  return m[1]!.split('*').reduce((acc, f) => acc * Number(f.trim().replaceAll('_', '')), 1);
-})();
 
 /** mulberry32: a small seeded generator, so a failing run's choices can be replayed. */
 function seeded(seed: number): () => number {

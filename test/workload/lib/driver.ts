@@ -16,6 +16,7 @@
  * which must take over what the dead one left (its requests, its jobs' row locks, its webhook
  * attempts' leases), and only then restarts it. See `crashStep`.
  */
+import { LEASE_MS } from '../../../src/webhooks/deliverer.ts';
 import type { Store } from '../../../src/store/db.ts';
 import { Api, type Res, type Wire } from './http.ts';
 import { AuditError, Model, type MTx, type MQuote, type Timer } from './model.ts';
@@ -123,13 +124,6 @@ export interface ProcessLoss {
   served: number[];
 }
 
-/**
- * How long a claimed webhook attempt is leased (src/webhooks/deliverer.ts, LEASE_MS): a process's
- * attempt cut off by its death is sent again by another process once this has passed. (Jobs have
- * no lease: a job is held by its runner's row lock, which PostgreSQL drops with the dead
- * connection, so another runner takes it at once.)
- */
-const WEBHOOK_LEASE_MS = 20_000;
 
 /** A cluster's process killed and not yet restarted. */
 interface Down {
@@ -793,7 +787,9 @@ export class Workload {
 
   private async restartKilled(): Promise<void> {
     const d = this.down!;
-    const deadline = d.killedAt + WEBHOOK_LEASE_MS + 30_000;
+    // A dead process's webhook attempts are sent again once their lease ends. (Its jobs have no
+    // lease: PostgreSQL drops their row locks with its connections, and a survivor takes them.)
+    const deadline = d.killedAt + LEASE_MS + 30_000;
     for (;;) {
       const waiting = d.orphans.filter((o) => (this.receiver.deliveries.get(o.id) ?? 0) <= o.seen);
       if (waiting.length === 0) break;
@@ -807,7 +803,7 @@ export class Workload {
           .execute();
         throw new AuditError(
           `the survivors did not send again ${waiting.length} webhook deliveries process ${d.victim.slot} had in flight when it was killed ` +
-            `${((Date.now() - d.killedAt) / 1000).toFixed(1)} s ago (lease ${WEBHOOK_LEASE_MS / 1000} s; now ${Date.now()}): ${JSON.stringify(rows)}`,
+            `${((Date.now() - d.killedAt) / 1000).toFixed(1)} s ago (lease ${LEASE_MS / 1000} s; now ${Date.now()}): ${JSON.stringify(rows)}`,
         );
       }
       await sleep(100);
@@ -937,7 +933,7 @@ export class Workload {
     // A delivery the crash cut off is retried once its lease (20 s) ends; allow for that (a
     // cluster's last kill may come a few steps before the end, with a process's attempts in flight).
     const cluster = this.target.mode === 'cluster';
-    const deadline = Date.now() + (cluster ? WEBHOOK_LEASE_MS + 40_000 : this.crash.kills > 0 ? 45_000 : 20_000);
+    const deadline = Date.now() + (cluster ? LEASE_MS + 40_000 : this.crash.kills > 0 ? 45_000 : 20_000);
     for (;;) {
       const rows = await outbox();
       // Cluster: also every attempt's outcome recorded (none left DELIVERING by a dead process's
