@@ -26,6 +26,10 @@
  * store's catalogue) and rebuilt after the load; rows go in as multi-row INSERTs (SQLite, prepared
  * statements in large transactions) or `unnest` INSERTs (PostgreSQL).
  *
+ * Progress: each long phase (customers, transactions, index rebuild) shows its progress on stderr
+ * (src/lib/progress.ts): a line redrawn in place on a terminal, a plain line every 10 % (at most one
+ * per 5 s) elsewhere, and a final line with the phase's time. stdout carries only the result (JSON).
+ *
  * Parts: dataset/plan.ts (who pays whom, when, with what outcome; final balances), dataset/rows.ts
  * (the rows), dataset/writers.ts (bulk SQL per store), dataset/random.ts (seeded randomness, ids).
  *
@@ -39,15 +43,17 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { uuidV7Ids, type Deps } from '../src/deps.ts';
+import { Progress } from '../src/lib/progress.ts';
 import { iso } from '../src/lib/time.ts';
 import { settingsOf, type PlatformSettings } from '../src/modules/platforms/platform-settings.ts';
 import { createPlatform } from '../src/modules/platforms/platforms.service.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { SecretBox } from '../src/store/secret-box.ts';
 import { migrations } from '../src/store/migrations/index.ts';
 import { CUSTOMER_CURRENCIES, DAY_MS, FEES, planBalances, planCustomers, planTransactions, YEAR_MS } from './dataset/plan.ts';
 import { Rand } from './dataset/random.ts';
-import { internalAccountRow, writeCustomers, writeTransactions, type GenContext, type Party } from './dataset/rows.ts';
+import { internalAccountRow, writeCustomers, writeTransactions, type GenContext, type Party, type Tables } from './dataset/rows.ts';
 import { PgWriter, resetPgSchema, SqliteWriter, withSearchPath, type BulkWriter } from './dataset/writers.ts';
 
 export { resetPgSchema, withSearchPath };
@@ -64,6 +70,7 @@ export interface DatasetOptions {
   /** The data set's "now" (ms, UTC): transactions fall in the year before it. Default: today 00:00 UTC. */
   endMs?: number;
   store: DatasetStore;
+  /** Whole lines (default: stderr, prefixed `dataset: `); a phase's in-place progress line goes to stderr when it is a terminal. */
   log?: (msg: string) => void;
 }
 
@@ -118,28 +125,61 @@ export async function generateDataset(o: DatasetOptions): Promise<DatasetResult>
   const clock = { nowMs: () => platformMs };
   const rng = { bytes: (n: number) => r.bytes(n) };
   const deps: Deps = { clock, rng, ids: uuidV7Ids(clock, rng) };
-  const store = openStore(o.store.kind === 'sqlite' ? { dataDir: o.store.dataDir } : { databaseUrl: o.store.databaseUrl, dataDir: os.tmpdir(), poolSize: 1 });
+  const store = openStore(
+    o.store.kind === 'sqlite' ? { dataDir: o.store.dataDir } : { databaseUrl: o.store.databaseUrl, dataDir: os.tmpdir(), poolSize: 1 },
+  );
   let platformId: string;
   let token: { clientId: string; clientSecret?: string };
   let settings: PlatformSettings;
   let platformAccounts: Record<string, string>;
   try {
-    await migrate(store);
-    const existing = await store.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    await migrate(store, { progress: { prefix: 'dataset: ', line: log } });
+    const existing = await store.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     if (Number(existing.n) > 0) throw new Error(`the store already holds ${existing.n} transactions; generate into an empty store`);
     ({ platformId, token, settings, platformAccounts } = await store.db.transaction().execute(async (trx) => {
-      const created = await createPlatform(trx, deps, { name: 'Bench list platform', fiatCurrency: 'USD', environment: 'SANDBOX' });
+      // No CORRIDOR_SECRET_KEY here: a later `corridor start` with one seals the key.
+      const created = await createPlatform(
+        trx,
+        deps,
+        { name: 'Bench list platform', fiatCurrency: 'USD', environment: 'SANDBOX' },
+        new SecretBox({}),
+      );
       const p = created.platform;
       const s = settingsOf(p);
       const usd = s.supportedCurrencies[0]!;
       s.supportedCurrencies.push({ ...usd, currencyCode: 'EUR' });
-      s.feeConfigs = CUSTOMER_CURRENCIES.map((c) => ({ feeType: 'CROSS_CURRENCY_TRANSACTION' as const, sourceCurrency: c, variableFeeBps: FEES[c].bps, fixedFee: { amount: FEES[c].fixed, currency: c } }));
-      await trx.updateTable('platforms').set({ config: JSON.stringify(s) }).where('id', '=', p.id).execute();
+      s.feeConfigs = CUSTOMER_CURRENCIES.map((c) => ({
+        feeType: 'CROSS_CURRENCY_TRANSACTION' as const,
+        sourceCurrency: c,
+        variableFeeBps: FEES[c].bps,
+        fixedFee: { amount: FEES[c].fixed, currency: c },
+      }));
+      await trx
+        .updateTable('platforms')
+        .set({ config: JSON.stringify(s) })
+        .where('id', '=', p.id)
+        .execute();
       // Adding EUR to supportedCurrencies gives the platform a EUR account (as PATCH /config does).
       const at = iso(platformMs);
-      await trx.insertInto('internal_accounts').values(internalAccountRow(p.id, null, 'EUR', at, deps, r, platformMs)).execute();
-      const accounts = await trx.selectFrom('internal_accounts').select(['id', 'currency']).where('platform_id', '=', p.id).where('customer_id', 'is', null).execute();
-      return { platformId: p.id, token: created.token, settings: s, platformAccounts: Object.fromEntries(accounts.map((a) => [a.currency, a.id])) };
+      await trx
+        .insertInto('internal_accounts')
+        .values(internalAccountRow(p.id, null, 'EUR', at, deps, r, platformMs))
+        .execute();
+      const accounts = await trx
+        .selectFrom('internal_accounts')
+        .select(['id', 'currency'])
+        .where('platform_id', '=', p.id)
+        .where('customer_id', 'is', null)
+        .execute();
+      return {
+        platformId: p.id,
+        token: created.token,
+        settings: s,
+        platformAccounts: Object.fromEntries(accounts.map((a) => [a.currency, a.id])),
+      };
     }));
   } finally {
     await store.close();
@@ -154,45 +194,60 @@ export async function generateDataset(o: DatasetOptions): Promise<DatasetResult>
 
   // 3. Bulk load.
   const w: BulkWriter =
-    o.store.kind === 'sqlite' ? new SqliteWriter(new SQLite(path.join(o.store.dataDir, 'corridor.sqlite'))) : await PgWriter.open(o.store.databaseUrl);
+    o.store.kind === 'sqlite'
+      ? new SqliteWriter(new SQLite(path.join(o.store.dataDir, 'corridor.sqlite')))
+      : await PgWriter.open(o.store.databaseUrl);
   const tables = ['customers', 'internal_accounts', 'external_accounts', 'transactions', 'quotes', 'ledger_entries', 'ledger_postings'];
   let entries = 0;
   let postings = 0;
+  // A phase's progress: in place on a terminal, otherwise plain lines through `log`, timed like the rest.
+  const phase = (name: string, total: number | undefined) =>
+    new Progress(name, total, { prefix: 'dataset: ', line: (text) => log(`${elapsed()}  ${text}`) });
+  let current: Progress | undefined;
   try {
     await w.dropIndexes(tables);
     const ctx: GenContext = { platformId, settings, platformAccounts, r, deps, endMs };
     const parties: Party[] = new Array(o.customers);
+    current = phase('customers', o.customers);
     for (let from = 0; from < o.customers; from += BATCH) {
+      const to = Math.min(o.customers, from + BATCH);
       await w.begin();
-      const out = writeCustomers(ctx, cust, balances, from, Math.min(o.customers, from + BATCH), parties);
-      for (const [table, rows] of out) await w.insert(table, rows);
+      const out = writeCustomers(ctx, cust, balances, from, to, parties);
+      await insertTables(w, out, current, from, to);
       entries += out.get('ledger_entries')!.length;
       postings += out.get('ledger_postings')!.length;
       await w.commit();
+      current.update(to);
     }
-    log(`${elapsed()}  wrote ${o.customers.toLocaleString('en-US')} customers with their accounts and funding`);
+    current.finish();
 
-    let nextReport = 100_000;
+    current = phase('transactions', plan.n);
     for (let from = 0; from < plan.n; from += BATCH) {
+      const to = Math.min(plan.n, from + BATCH);
       await w.begin();
-      const out = writeTransactions(ctx, plan, parties, from, Math.min(plan.n, from + BATCH));
-      for (const [table, rows] of out) await w.insert(table, rows);
+      const out = writeTransactions(ctx, plan, parties, from, to);
+      await insertTables(w, out, current, from, to);
       entries += out.get('ledger_entries')!.length;
       postings += out.get('ledger_postings')!.length;
       await w.commit();
-      const done = Math.min(plan.n, from + BATCH);
-      if (done >= nextReport || done === plan.n) {
-        log(`${elapsed()}  ${done.toLocaleString('en-US')} transactions (${Math.round(done / ((Date.now() - t0) / 1000)).toLocaleString('en-US')}/s overall)`);
-        while (nextReport <= done) nextReport += 100_000;
-      }
+      current.update(to);
     }
-    log(`${elapsed()}  rebuilding indexes`);
-    await w.rebuildIndexes();
+    current.finish();
+
+    // Index builds take uneven times (and on PostgreSQL one may run long): the elapsed time, and which step.
+    const indexes = phase('indexes', undefined).refreshEvery(1_000);
+    current = indexes;
+    await w.rebuildIndexes((step, steps, name) => indexes.update(step, `${step + 1}/${steps} ${name}`));
+    current.finish();
+    current = undefined;
   } finally {
+    current?.abandon();
     await w.close();
   }
   await settlePlatformFees(o.store, platformId, balances.fees, platformAccounts, endMs);
-  log(`${elapsed()}  done: ${o.transactions.toLocaleString('en-US')} transactions, ${entries.toLocaleString('en-US')} ledger entries, ${postings.toLocaleString('en-US')} postings`);
+  log(
+    `${elapsed()}  done: ${o.transactions.toLocaleString('en-US')} transactions, ${entries.toLocaleString('en-US')} ledger entries, ${postings.toLocaleString('en-US')} postings`,
+  );
   return {
     platformId,
     clientId: token.clientId,
@@ -206,14 +261,39 @@ export async function generateDataset(o: DatasetOptions): Promise<DatasetResult>
   };
 }
 
+/**
+ * Inserts a batch's rows (`out`, items `from`…`to` of a phase), telling `progress` how far it got in
+ * between: the share of the batch's rows in so far, as a share of its items.
+ */
+async function insertTables(w: BulkWriter, out: Tables, progress: Progress, from: number, to: number): Promise<void> {
+  let total = 0;
+  for (const rows of out.values()) total += rows.length;
+  let before = 0;
+  for (const [table, rows] of out) {
+    await w.insert(table, rows, (n) => progress.update(from + Math.floor(((to - from) * (before + n)) / Math.max(1, total))));
+    before += rows.length;
+  }
+}
+
 /** Credits the collected fees to the platform's accounts (their postings are the settlements'). */
-async function settlePlatformFees(s: DatasetStore, platformId: string, fees: Record<string, number>, accounts: Record<string, string>, endMs: number): Promise<void> {
+async function settlePlatformFees(
+  s: DatasetStore,
+  platformId: string,
+  fees: Record<string, number>,
+  accounts: Record<string, string>,
+  endMs: number,
+): Promise<void> {
   const store = openStore(s.kind === 'sqlite' ? { dataDir: s.dataDir } : { databaseUrl: s.databaseUrl, dataDir: os.tmpdir(), poolSize: 1 });
   try {
     await store.db.transaction().execute(async (trx) => {
       for (const [cur, total] of Object.entries(fees)) {
         if (total === 0) continue;
-        await trx.updateTable('internal_accounts').set({ available: total, updated_at: iso(endMs - 1) }).where('id', '=', accounts[cur]!).where('platform_id', '=', platformId).execute();
+        await trx
+          .updateTable('internal_accounts')
+          .set({ available: total, updated_at: iso(endMs - 1) })
+          .where('id', '=', accounts[cur]!)
+          .where('platform_id', '=', platformId)
+          .execute();
       }
     });
   } finally {
@@ -285,7 +365,13 @@ async function cli(argv: string[]): Promise<number> {
   } else {
     throw new Error('--store must be sqlite or postgres');
   }
-  const res = await generateDataset({ customers: int('customers', values.customers), transactions: int('transactions', values.transactions), seed: int('seed', values.seed), endMs, store });
+  const res = await generateDataset({
+    customers: int('customers', values.customers),
+    transactions: int('transactions', values.transactions),
+    seed: int('seed', values.seed),
+    endMs,
+    store,
+  });
   process.stdout.write(
     `${JSON.stringify({ ...res, end: iso(res.endMs), store: store.kind, ...(corridorUrl ? { databaseUrl: corridorUrl.replace(/:[^:@/]*@/, ':***@') } : { dataDir: (store as { dataDir: string }).dataDir }) }, null, 2)}\n`,
   );

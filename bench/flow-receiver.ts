@@ -51,7 +51,10 @@ export function signatureValid(raw: Buffer, header: string | string[] | undefine
  * duplicates included (delivery is at least once). The server is unref'd: it never keeps the bench
  * process alive, even when a run fails before `close`.
  */
-export async function startFlowReceiver(publicKeyPem: string, onEvent: (e: WebhookEnvelope, arrivedUs: number) => void): Promise<FlowReceiver> {
+export async function startFlowReceiver(
+  publicKeyPem: string,
+  onEvent: (e: WebhookEnvelope, arrivedUs: number) => void,
+): Promise<FlowReceiver> {
   // A KeyObject, not the PEM: crypto.verify would parse a PEM string again on every call (~3× the cost).
   const key = createPublicKey(publicKeyPem);
   let requests = 0;
@@ -72,7 +75,8 @@ export async function startFlowReceiver(publicKeyPem: string, onEvent: (e: Webho
       let e: WebhookEnvelope | undefined;
       try {
         const parsed = JSON.parse(raw.toString('utf8')) as Partial<WebhookEnvelope>;
-        if (typeof parsed.id === 'string' && typeof parsed.type === 'string' && typeof parsed.data === 'object' && parsed.data !== null) e = parsed as WebhookEnvelope;
+        if (typeof parsed.id === 'string' && typeof parsed.type === 'string' && typeof parsed.data === 'object' && parsed.data !== null)
+          e = parsed as WebhookEnvelope;
       } catch {
         // not JSON: answered 400 below
       }

@@ -64,7 +64,8 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
           const end = performance.now();
           latencies[n++] = end - dueAt;
           const sec = Math.floor((dueAt - t0) / 1000);
-          const b = (perSecond[sec] ??= { second: sec, responses: 0, meanMs: 0, maxMs: 0 });
+          perSecond[sec] ??= { second: sec, responses: 0, meanMs: 0, maxMs: 0 };
+          const b = perSecond[sec];
           b.responses++;
           b.meanMs += end - dueAt;
           b.maxMs = Math.max(b.maxMs, end - dueAt);

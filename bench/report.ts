@@ -40,10 +40,25 @@ export function machineInfo(): MachineInfo {
 
 const f1 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? 'n/a' : v.toFixed(1));
 const f2 = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? 'n/a' : v.toFixed(2));
-const pctOfCore = (cpuSeconds: number | undefined, wall: number) => (cpuSeconds === undefined ? 'n/a' : `${Math.round((cpuSeconds / wall) * 100)}%`);
+const pctOfCore = (cpuSeconds: number | undefined, wall: number) =>
+  cpuSeconds === undefined ? 'n/a' : `${Math.round((cpuSeconds / wall) * 100)}%`;
 
 export function table(rows: Row[]): string {
-  const head = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'vs bare', 'peak RSS MB', 'server CPU', 'CPU µs/req', 'loader CPU'];
+  const head = [
+    'scenario',
+    'server',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'non-2xx',
+    'errors',
+    'vs bare',
+    'peak RSS MB',
+    'server CPU',
+    'CPU µs/req',
+    'loader CPU',
+  ];
   const body = rows.map((r) => [
     r.scenario,
     r.server,
@@ -86,7 +101,9 @@ export function targetLines(scenario: string, targets: Targets, corridor: Row): 
     } else {
       const ok = corridor.ratio >= targets.minRatio;
       met &&= ok;
-      lines.push(`${scenario}: req/s vs bare route ${Math.round(corridor.ratio * 100)}% (target ≥ ${Math.round(targets.minRatio * 100)}%) — ${ok ? 'met' : 'MISSED'}`);
+      lines.push(
+        `${scenario}: req/s vs bare route ${Math.round(corridor.ratio * 100)}% (target ≥ ${Math.round(targets.minRatio * 100)}%) — ${ok ? 'met' : 'MISSED'}`,
+      );
     }
   }
   if (targets.maxP99Ms !== undefined) {

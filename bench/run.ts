@@ -17,6 +17,8 @@ import { runLoad, stopLoad, type LoadOptions, type LoadResult } from './load.ts'
 import { runPaced, stopPaced } from './paced.ts';
 import { extraLines, machineInfo, table, targetLines, type Row } from './report.ts';
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
+import { sqlDiff, sqlReport, sqlSnapshot, type StatementTiming } from './sql-profile.ts';
+import { runStartup } from './startup.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
 import { killAllChildrenSync, ROOT, startBaseline, startCorridor } from './servers.ts';
 
@@ -29,13 +31,16 @@ Options:
   --connections <n>     concurrent connections (default 50, or the scenario's own: list 10); pipelining is always 1
   --rate <n>            offer n requests/s on a fixed schedule (open loop) instead of the closed loop; latency
                         counts from each request's due time; --connections caps the open connections
-  --scenario <name>     run only this scenario (repeatable or comma-separated; default all but list)
+  --scenario <name>     run only this scenario (repeatable or comma-separated; default all but list);
+                        "startup": cold start, idle memory and CLI latency (bench/startup.ts)
   --store <kind>        sqlite (default; fresh file per scenario) or postgres
   --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
   --log-level <level>   Corridor LOG_LEVEL (default warn)
   --skip-baseline       do not run the bare Fastify comparison
   --cpu-prof            write a V8 CPU profile of each Corridor child (also BENCH_CPU_PROF=1)
   --cpu-prof-dir <dir>  where the profiles go (default: a new directory under the OS temp dir)
+  --sql-profile         SQLite: time every statement the store runs in the measured window and report
+                        the costliest per response (CORRIDOR_SQL_PROFILE on the child; skews CPU figures a little)
   --json <file>         also write the results as JSON
   --dataset-customers <n>     list: customers in the generated data set (default 100000; BENCH_DATASET_CUSTOMERS)
   --dataset-transactions <n>  list: transactions in it (default 1000000; BENCH_DATASET_TRANSACTIONS)
@@ -58,11 +63,14 @@ interface Options {
   /** --series: log the measured window second by second (open loop only). */
   series: boolean;
   scenarios: Scenario[];
+  /** Run the startup measurements (bench/startup.ts): asked for by name, or by default. */
+  startup: boolean;
   store: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
   logLevel: string;
   baseline: boolean;
   cpuProfDir: string | undefined;
+  sqlProfile: boolean;
   json: string | undefined;
 }
 
@@ -83,6 +91,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       'skip-baseline': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'cpu-prof-dir': { type: 'string' },
+      'sql-profile': { type: 'boolean', default: false },
       json: { type: 'string' },
       'dataset-customers': { type: 'string' },
       'dataset-transactions': { type: 'string' },
@@ -92,25 +101,41 @@ function parseOptions(argv: string[]): Options | 'help' {
   if (values.help) return 'help';
   const num = (name: string, raw: string, min: number, integer: boolean) => {
     const v = Number(raw);
-    if (!Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min} (got "${raw}")`);
+    if (!Number.isFinite(v) || v < min || (integer && !Number.isInteger(v)))
+      throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min} (got "${raw}")`);
     return v;
   };
   // The list scenario's data-set size travels as the environment overrides it also reads.
-  if (values['dataset-customers']) process.env.BENCH_DATASET_CUSTOMERS = String(num('dataset-customers', values['dataset-customers'], 1, true));
-  if (values['dataset-transactions']) process.env.BENCH_DATASET_TRANSACTIONS = String(num('dataset-transactions', values['dataset-transactions'], 0, true));
-  const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  const scenarios = names.length === 0 ? SCENARIOS.filter((s) => !s.optIn) : names.map((n) => findScenario(n) ?? fail(`unknown scenario "${n}" (have: ${SCENARIOS.map((s) => s.name).join(', ')})`));
+  if (values['dataset-customers'])
+    process.env.BENCH_DATASET_CUSTOMERS = String(num('dataset-customers', values['dataset-customers'], 1, true));
+  if (values['dataset-transactions'])
+    process.env.BENCH_DATASET_TRANSACTIONS = String(num('dataset-transactions', values['dataset-transactions'], 0, true));
+  const names = (values.scenario ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const startup = names.length === 0 || names.includes('startup');
+  const loadNames = names.filter((n) => n !== 'startup');
+  const scenarios =
+    names.length === 0
+      ? SCENARIOS.filter((s) => !s.optIn)
+      : loadNames.map(
+          (n) => findScenario(n) ?? fail(`unknown scenario "${n}" (have: startup, ${SCENARIOS.map((s) => s.name).join(', ')})`),
+        );
   const store = values.store;
   if (store !== 'sqlite' && store !== 'postgres') throw new UsageError(`--store must be sqlite or postgres (got "${store}")`);
   const databaseUrl = values['database-url'] ?? (store === 'postgres' ? process.env.DATABASE_URL : undefined);
   if (store === 'postgres' && !databaseUrl) throw new UsageError('--store postgres needs --database-url (or DATABASE_URL)');
   if (store === 'sqlite' && values['database-url']) throw new UsageError('--database-url needs --store postgres');
+  if (values['sql-profile'] && store !== 'sqlite') throw new UsageError('--sql-profile times the SQLite store: use --store sqlite');
   if (values.series && values.rate === undefined) throw new UsageError('--series needs --rate (a closed loop has no due times)');
   for (const s of scenarios) {
     if (s.stores && !s.stores.includes(store)) throw new UsageError(`scenario "${s.name}" does not run on ${store}`);
   }
   const profiling = values['cpu-prof'] || process.env.BENCH_CPU_PROF === '1' || values['cpu-prof-dir'] !== undefined;
-  const cpuProfDir = profiling ? path.resolve(values['cpu-prof-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-prof-'))) : undefined;
+  const cpuProfDir = profiling
+    ? path.resolve(values['cpu-prof-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-prof-')))
+    : undefined;
   if (cpuProfDir) fs.mkdirSync(cpuProfDir, { recursive: true });
   return {
     duration: num('duration', values.duration, 1, false),
@@ -119,11 +144,13 @@ function parseOptions(argv: string[]): Options | 'help' {
     rate: values.rate === undefined ? undefined : num('rate', values.rate, 1, false),
     series: values.series,
     scenarios,
+    startup,
     store,
     databaseUrl,
     logLevel: values['log-level'],
     baseline: !values['skip-baseline'],
     cpuProfDir,
+    sqlProfile: values['sql-profile'],
     json: values.json,
   };
 }
@@ -136,7 +163,10 @@ const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
 function commandLine(argv: string[]): string {
   // Never print a database password.
-  const args = argv.map((a) => a.replace(/(postgres(?:ql)?:\/\/[^:/@\s]+:)[^@\s]*@/, '$1***@')).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const args = argv
+    .map((a) => a.replace(/(postgres(?:ql)?:\/\/[^:/@\s]+:)[^@\s]*@/, '$1***@'))
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
   const direct = `node ${[...process.execArgv, path.relative(process.cwd(), process.argv[1]!) || process.argv[1]!].join(' ')}${args ? ` ${args}` : ''}`;
   return process.env.npm_lifecycle_event === 'bench' ? `npm run bench${args ? ` -- ${args}` : ''}   (${direct})` : direct;
 }
@@ -145,36 +175,75 @@ interface ScenarioOutcome {
   scenario: Scenario;
   corridor: Row;
   baseline?: Row;
+  /** --sql-profile: the report of the store's statements in the measured window. */
+  sql?: string[];
 }
 
 async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome> {
   const o: Options & { connections: number } = { ...given, connections: given.connections ?? s.connections ?? DEFAULT_CONNECTIONS };
   log(`${s.name}: starting Corridor (${o.store}, LOG_LEVEL=${o.logLevel})`);
   const prepareStore = s.prepareStore?.bind(s);
-  const corridor = await startCorridor({ store: o.store, databaseUrl: o.databaseUrl, logLevel: o.logLevel, cpuProfDir: o.cpuProfDir, echo: true, prepareStore });
+  const sqlFile = o.sqlProfile ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-sql-')), 'statements.json') : undefined;
+  const corridor = await startCorridor({
+    store: o.store,
+    databaseUrl: o.databaseUrl,
+    logLevel: o.logLevel,
+    cpuProfDir: o.cpuProfDir,
+    sqlProfileFile: sqlFile,
+    echo: true,
+    prepareStore,
+  });
   let corridorRow: Row;
   let prepared: PreparedScenario;
+  let sql: string[] | undefined;
   try {
     prepared = await s.setup(corridor.handle);
-    const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request, prepared.settle?.bind(prepared));
-    if (o.cpuProfDir) recordProfileWindow(o.cpuProfDir, { pid: corridor.server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    let sqlBefore: StatementTiming[] = [];
+    let sqlWindow: StatementTiming[] = [];
+    const window = sqlFile
+      ? {
+          start: async () => {
+            sqlBefore = await sqlSnapshot(corridor.server.pid, sqlFile);
+          },
+          end: async () => {
+            sqlWindow = sqlDiff(sqlBefore, await sqlSnapshot(corridor.server.pid, sqlFile));
+          },
+        }
+      : undefined;
+    const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request, prepared.settle?.bind(prepared), window);
+    if (sqlFile) sql = sqlReport(s.name, sqlWindow, load.result.requests);
+    if (o.cpuProfDir)
+      recordProfileWindow(o.cpuProfDir, { pid: corridor.server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
     const extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
     await prepared.verify?.();
-    corridorRow = { scenario: s.name, server: `corridor (${o.store})`, load: load.result, serverCpuSeconds: load.cpu, peakRssKb: corridor.server.peakRssKb(), extra };
+    corridorRow = {
+      scenario: s.name,
+      server: `corridor (${o.store})`,
+      load: load.result,
+      serverCpuSeconds: load.cpu,
+      peakRssKb: corridor.server.peakRssKb(),
+      extra,
+    };
   } finally {
     await corridor.close();
   }
   if (o.cpuProfDir) log(`${s.name}: CPU profile of Corridor (pid ${corridor.server.pid}) in ${o.cpuProfDir}`);
 
-  if (!o.baseline || !prepared.baseline) return { scenario: s, corridor: corridorRow };
+  if (!o.baseline || !prepared.baseline) return { scenario: s, corridor: corridorRow, ...(sql ? { sql } : {}) };
   log(`${s.name}: starting the bare Fastify baseline`);
   const bare = await startBaseline([prepared.baseline], true);
   try {
     const load = await measureWithCpu(`${s.name} bare`, bare.server, o, prepared.request);
-    const baselineRow: Row = { scenario: s.name, server: 'bare fastify', load: load.result, serverCpuSeconds: load.cpu, peakRssKb: bare.server.peakRssKb() };
+    const baselineRow: Row = {
+      scenario: s.name,
+      server: 'bare fastify',
+      load: load.result,
+      serverCpuSeconds: load.cpu,
+      peakRssKb: bare.server.peakRssKb(),
+    };
     // At an offered rate both answer that rate: the ratio compares capacities, so closed loop only.
     if (o.rate === undefined) corridorRow.ratio = corridorRow.load.reqPerSec / baselineRow.load.reqPerSec;
-    return { scenario: s, corridor: corridorRow, baseline: baselineRow };
+    return { scenario: s, corridor: corridorRow, baseline: baselineRow, ...(sql ? { sql } : {}) };
   } finally {
     await bare.close();
   }
@@ -202,6 +271,7 @@ async function measureWithCpu(
   o: Options & { connections: number },
   request: LoadOptions['request'],
   settle?: () => Promise<string>,
+  window?: { start(): Promise<void>; end(): Promise<void> },
 ): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
   const load = (duration: number, title: string) =>
     o.rate === undefined
@@ -212,16 +282,21 @@ async function measureWithCpu(
     await load(o.warmup, `${label} warm-up`);
     if (settle) log(`${label}: ${await settle()}`);
   }
-  log(`${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}`);
+  log(
+    `${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}`,
+  );
+  await window?.start();
   const before = server.cpuSeconds();
   // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
   const startUs = Number(process.hrtime.bigint() / 1000n);
   const result = await load(o.duration, label);
   const endUs = Number(process.hrtime.bigint() / 1000n);
   if (o.series) {
-    for (const b of result.series ?? []) log(`${label}: second ${b.second}: ${b.responses} responses, mean ${b.meanMs.toFixed(1)} ms, max ${b.maxMs.toFixed(1)} ms`);
+    for (const b of result.series ?? [])
+      log(`${label}: second ${b.second}: ${b.responses} responses, mean ${b.meanMs.toFixed(1)} ms, max ${b.maxMs.toFixed(1)} ms`);
   }
   const after = server.cpuSeconds();
+  await window?.end();
   return { result, cpu: before === undefined || after === undefined ? undefined : after - before, windowUs: [startUs, endUs] };
 }
 
@@ -255,24 +330,31 @@ async function main(argv: string[]): Promise<number> {
   ].join('\n');
   process.stdout.write(`${header}\n`);
 
+  const startup = o.startup ? await runStartup({ store: o.store, databaseUrl: o.databaseUrl }, log) : undefined;
+  if (startup) process.stdout.write(`${startup.lines.join('\n')}\n`);
+
   const outcomes: ScenarioOutcome[] = [];
   for (const s of o.scenarios) outcomes.push(await runScenario(s, o));
 
   const rows = outcomes.flatMap((x) => (x.baseline ? [x.corridor, x.baseline] : [x.corridor]));
-  process.stdout.write(`\n${table(rows)}\n\n`);
-  process.stdout.write(
-    o.rate === undefined
-      ? 'req/s: mean of per-second samples; p50/p99/max: per-response latency; vs bare: Corridor req/s ÷ bare req/s;\n'
-      : `req/s: responses within the ${o.duration} s window per second (${o.rate} offered); p50/p99/max: from each request's due time to its response; vs bare: Corridor req/s ÷ bare req/s;\n`,
-  );
-  process.stdout.write('server/loader CPU: CPU time during the measured window as % of one core (both share the machine);\n');
-  process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n\n');
+  if (rows.length > 0) {
+    process.stdout.write(`\n${table(rows)}\n\n`);
+    process.stdout.write(
+      o.rate === undefined
+        ? 'req/s: mean of per-second samples; p50/p99/max: per-response latency; vs bare: Corridor req/s ÷ bare req/s;\n'
+        : `req/s: responses within the ${o.duration} s window per second (${o.rate} offered); p50/p99/max: from each request's due time to its response; vs bare: Corridor req/s ÷ bare req/s;\n`,
+    );
+    process.stdout.write('server/loader CPU: CPU time during the measured window as % of one core (both share the machine);\n');
+    process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n\n');
+  }
 
   for (const x of outcomes) {
     if (x.corridor.extra) process.stdout.write(`${extraLines(x.scenario.name, x.corridor.extra).join('\n')}\n\n`);
+    if (x.sql) process.stdout.write(`${x.sql.join('\n')}\n\n`);
   }
 
-  let allMet = true;
+  let allMet = startup?.met ?? true;
+  for (const line of startup?.targets ?? []) process.stdout.write(`target  ${line}\n`);
   for (const x of outcomes) {
     if (!x.scenario.targets) continue;
     const t = targetLines(x.scenario.name, x.scenario.targets, x.corridor);
@@ -284,12 +366,22 @@ async function main(argv: string[]): Promise<number> {
   const failures = rows.filter((r) => r.load.non2xx > 0 || r.load.errors > 0);
   const extraFailures = outcomes.flatMap((x) => x.corridor.extra?.failures ?? []);
   for (const r of failures) {
-    process.stdout.write(`FAILED  ${r.scenario} ${r.server}: ${r.load.non2xx} non-2xx, ${r.load.errors} errors (${r.load.timeouts} timeouts); status codes ${JSON.stringify(r.load.statusCodes)}\n`);
+    process.stdout.write(
+      `FAILED  ${r.scenario} ${r.server}: ${r.load.non2xx} non-2xx, ${r.load.errors} errors (${r.load.timeouts} timeouts); status codes ${JSON.stringify(r.load.statusCodes)}\n`,
+    );
   }
   for (const f of extraFailures) process.stdout.write(`FAILED  ${f}\n`);
 
   if (o.json) {
-    const out = { date: started.toISOString(), machine: m, command: commandLine(argv), options: { ...o, scenarios: o.scenarios.map((s) => s.name), databaseUrl: o.databaseUrl ? '(set)' : undefined }, rows, targetsMet: allMet };
+    const out = {
+      date: started.toISOString(),
+      machine: m,
+      command: commandLine(argv),
+      options: { ...o, scenarios: o.scenarios.map((s) => s.name), databaseUrl: o.databaseUrl ? '(set)' : undefined },
+      rows,
+      startup,
+      targetsMet: allMet,
+    };
     fs.writeFileSync(path.resolve(o.json), `${JSON.stringify(out, null, 2)}\n`);
     log(`results written to ${o.json}`);
   }

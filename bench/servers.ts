@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BaselineRoute, CorridorHandle, Credentials, HttpMethod, JsonResponse, Scenario, StoreLocation } from './scenarios/types.ts';
+import type { BaselineRoute, CorridorHandle, Credentials, JsonResponse, Scenario, StoreLocation } from './scenarios/types.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BASE_PATH = '/2025-10-13';
@@ -86,10 +86,12 @@ interface SpawnOptions {
 async function spawnServer(o: SpawnOptions): Promise<ChildServer> {
   const child = spawn(process.execPath, o.args, { cwd: ROOT, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    live.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
 
   let output = '';
   let origin: string | undefined;
@@ -188,6 +190,8 @@ export interface CorridorOptions {
   logLevel: string;
   /** Write a V8 CPU profile of the server into this directory (node --cpu-prof). */
   cpuProfDir?: string | undefined;
+  /** Where the child writes its per-statement SQLite timings on SIGUSR2 (CORRIDOR_SQL_PROFILE; bench/sql-profile.ts). */
+  sqlProfileFile?: string | undefined;
   echo: boolean;
   /** The scenario's store preparation, run after the data directory exists and before the child starts. */
   prepareStore?: Scenario['prepareStore'];
@@ -210,6 +214,7 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
     LOG_LEVEL: o.logLevel,
     CORRIDOR_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
   };
+  if (o.sqlProfileFile) env.CORRIDOR_SQL_PROFILE = o.sqlProfileFile;
   if (o.store === 'postgres') {
     if (!o.databaseUrl) throw new Error('--store postgres needs --database-url');
     env.DATABASE_URL = o.databaseUrl;
@@ -219,7 +224,8 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
   }
   if (o.prepareStore) {
     try {
-      const location: StoreLocation = o.store === 'postgres' ? { kind: 'postgres', databaseUrl: env.DATABASE_URL! } : { kind: 'sqlite', dataDir };
+      const location: StoreLocation =
+        o.store === 'postgres' ? { kind: 'postgres', databaseUrl: env.DATABASE_URL! } : { kind: 'sqlite', dataDir };
       const prepared = await o.prepareStore(location);
       if (o.store === 'postgres' && prepared?.databaseUrl) env.DATABASE_URL = prepared.databaseUrl;
     } catch (err) {
@@ -227,7 +233,11 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
       throw err;
     }
   }
-  const nodeArgs = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [];
+  const nodeArgs = [
+    ...(o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : []),
+    // Node flags for the Corridor child only, e.g. BENCH_NODE_ARGS=--trace-gc (say so when reporting).
+    ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+  ];
   let server: ChildServer;
   try {
     server = await spawnServer({
@@ -276,7 +286,15 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
     return mainPlatform;
   };
 
-  const handle: CorridorHandle = { origin, basePath: BASE_PATH, store: o.store, adminToken: BENCH_ADMIN_TOKEN, platform, newPlatform, request };
+  const handle: CorridorHandle = {
+    origin,
+    basePath: BASE_PATH,
+    store: o.store,
+    adminToken: BENCH_ADMIN_TOKEN,
+    platform,
+    newPlatform,
+    request,
+  };
   return {
     server,
     handle,

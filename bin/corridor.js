@@ -1,8 +1,27 @@
 #!/usr/bin/env node
-// The `corridor` command. Sources are TypeScript; tsx compiles them on load so that
-// `npm start` always runs what is in src/ without a separate build step.
-import { register } from 'tsx/esm/api';
+// The `corridor` command: plain Node on the compiled dist/ (scripts/build.mjs; `npm ci` builds it).
+// Source maps lie beside the compiled files: NODE_OPTIONS=--enable-source-maps makes stack traces
+// name src/ lines (off by default: reading the maps costs a start ~80 ms).
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
-register();
-const { main } = await import('../src/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const entry = new URL('../dist/cli/entry.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('corridor: dist/ is missing: compile the sources with `npm run build` (`npm ci` does it too)');
+  process.exit(1);
+}
+const require = createRequire(import.meta.url);
+// The request validators the build compiled, for a command that serves requests: each module is
+// loaded when its route is first asked.
+const validators = () => {
+  const names = new Set(JSON.parse(readFileSync(new URL('../dist/validators/index.json', import.meta.url), 'utf8')));
+  return {
+    has: (kind, key) => names.has(`${kind}-${key}`),
+    load: (kind, key) => require(`../dist/validators/${kind}-${key}.cjs`),
+  };
+};
+// The OpenAPI document the build wrote, read on the first request for it.
+const openapi = () => readFileSync(new URL('../dist/openapi.json', import.meta.url), 'utf8');
+// Help and the wallet helpers are answered without loading the server (src/cli/entry.ts).
+const { run } = await import(entry.href);
+process.exitCode = await run(process.argv.slice(2), { validators, openapi });

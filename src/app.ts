@@ -1,11 +1,13 @@
 /**
- * buildApp(config, deps): the whole server as a Fastify instance, not yet listening. Tests build it
- * in-process and talk to it over real HTTP; `corridor start` builds it and listens.
+ * buildApp(config, deps): the whole server as a Fastify instance, assembled and not yet listening —
+ * no migration run, no background loop started (see `startBackground`). Tests build it in-process
+ * and talk to it over real HTTP; `corridor start` migrates the store, builds it and listens.
  */
 import swagger from '@fastify/swagger';
+import { prebuiltOpenApi } from './http/openapi-document.ts';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import { API_VERSION, BASE_PATH, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -14,6 +16,7 @@ import { installAuth } from './http/auth.ts';
 import { AuthCache } from './http/auth-cache.ts';
 import { errors } from './http/errors.ts';
 import { clientErrorHandler, installErrorHandling, sendError } from './http/error-handler.ts';
+import { installSerializers } from './http/serialization.ts';
 import { installValidators } from './http/validation.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
@@ -34,31 +37,42 @@ import { healthRoutes } from './modules/system/system.routes.ts';
 import { findTokenWithPlatform } from './modules/tokens/tokens.repo.ts';
 import { tokenRoutes } from './modules/tokens/tokens.routes.ts';
 import { openStore, type Store } from './store/db.ts';
-import { migrate } from './store/migrate.ts';
+import { secretBox } from './store/secret-box.ts';
+import { jobHandlers, installReplyHooks } from './background.ts';
 import { JobRunner, type JobHandler } from './jobs/jobs.ts';
+import { openUnit } from './unit.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
-import { WebhookDeliverer } from './webhooks/deliverer.ts';
-import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhooks/catalogue.ts';
+import { WebhookDeliverer } from './webhook-delivery/deliverer.ts';
+import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhook-delivery/catalogue.ts';
 
 export interface BuildOptions {
   /** An already-open store (tests share one); otherwise one is opened from config. */
   store?: Store;
   /** Close the store with the app (default: only when buildApp opened it). */
   closeStore?: boolean;
+  /** Job kinds beyond the app's own list (src/background.ts): tests' probes. */
+  extraJobHandlers?: ReadonlyMap<string, JobHandler>;
 }
 
 export type App = FastifyInstance & { ctx: AppContext };
 
 export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = {}): Promise<App> {
   const store = opts.store ?? openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(store);
-  const jobHandlers = new Map<string, JobHandler>();
-  const ctx: AppContext = { config, deps, store, db: store.db, jobHandlers, jobs: undefined as unknown as JobRunner, webhooks: undefined as unknown as WebhookDeliverer };
+  const ctx: AppContext = {
+    config,
+    deps,
+    store,
+    db: store.db,
+    secrets: secretBox(config),
+    jobs: undefined as unknown as JobRunner,
+    webhooks: undefined as unknown as WebhookDeliverer,
+  };
   ctx.jobs = new JobRunner({
     db: store.db,
     kind: store.kind,
     clock: deps.clock,
-    handlers: jobHandlers,
+    handlers: new Map([...jobHandlers(), ...(opts.extraJobHandlers ?? [])]),
+    openUnit: (trx, platform) => openUnit(trx, ctx, platform),
     onError: (err, job) => app.log.error({ err, jobId: job.id, kind: job.kind }, 'job failed'),
     onPollError: (err) => app.log.error({ err }, 'job runner pass failed'),
   });
@@ -67,9 +81,14 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     kind: store.kind,
     clock: deps.clock,
     ids: deps.ids,
+    secrets: ctx.secrets,
+    allowPrivate: config.webhookAllowPrivate,
     onError: (err) => app.log.error({ err }, 'webhook delivery loop failed'),
   });
+  installReplyHooks(ctx);
 
+  /** The served OpenAPI document, serialised once (see below). */
+  let openApiJson: string | undefined;
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -79,6 +98,12 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     // Fastify's own per-request lines are off; installRequestLog writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // A slow client is cut off: its headers must arrive within headersTimeoutMs and the whole
+    // request within requestTimeoutMs (Node answers 408 and closes), and an idle keep-alive
+    // connection closes after idleTimeoutMs. Node checks the first two every second.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.idleTimeoutMs,
+    http: { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
     routerOptions: { maxParamLength: 256 },
     genReqId: () => deps.ids.next('Request'),
     requestIdHeader: false,
@@ -91,6 +116,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
 
   app.setChildLoggerFactory(lazyChildLogger);
   installValidators(app);
+  installSerializers(app);
   installErrorHandling(app, config.bodyLimitBytes);
   installJsonParser(app);
   installRequestLog(app);
@@ -100,9 +126,35 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   });
   // SQLite is single-process, so verified credentials can be cached (see auth-cache.ts).
   const authCache = store.kind === 'sqlite' ? new AuthCache() : undefined;
-  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken, authCache, { findByTokenHash: (h) => findAgentByTokenHash(store.db, h) });
+  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken, authCache, {
+    findByTokenHash: (h) => findAgentByTokenHash(store.db, h),
+  });
 
+  // Routes whose body may be left out (config.optionalBody): the document says so, as the live API
+  // does; one whose body has no fields declares none (the live API has none there).
+  const optionalBodies = new Set<string>();
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => {
+      if (!route.config?.optionalBody || !schema?.body) return { schema, url };
+      const body = schema.body as { properties?: Record<string, unknown> };
+      if (Object.keys(body.properties ?? {}).length === 0) {
+        const { body: _none, ...rest } = schema;
+        return { schema: rest, url };
+      }
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const m of methods) optionalBodies.add(`${m.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`);
+      return { schema, url };
+    },
+    transformObject: (doc) => {
+      if (!('openapiObject' in doc)) return doc.swaggerObject;
+      const { openapiObject } = doc;
+      for (const [path, item] of Object.entries(openapiObject.paths ?? {})) {
+        for (const [method, op] of Object.entries(item as Record<string, { requestBody?: { required?: boolean } }>)) {
+          if (op.requestBody && optionalBodies.has(`${method} ${path}`)) op.requestBody.required = false;
+        }
+      }
+      return openapiObject;
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -132,7 +184,10 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   await app.register(adminRoutes(ctx));
   await app.register(
     async (api) => {
-      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+      api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
+        openApiJson ??= openApiDocument();
+        return reply.type('application/json; charset=utf-8').send(openApiJson);
+      });
       await api.register(tokenRoutes(ctx));
       await api.register(configRoutes(ctx));
       await api.register(customerRoutes(ctx));
@@ -157,10 +212,26 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     await ctx.webhooks.stop();
     if (opts.closeStore ?? !opts.store) await store.close();
   });
+  // The document: the build's copy when there is one (read on the first request for it); otherwise
+  // built once here, before the server listens: ~100–150 ms of one event-loop turn that, built on a
+  // request or after listen, would hold every tenant's requests (see http/openapi-document.ts).
+  const prebuilt = prebuiltOpenApi();
+  const openApiDocument = () => (prebuilt ? prebuilt() : JSON.stringify(app.swagger()));
+  if (!prebuilt)
+    app.addHook('onReady', async () => {
+      openApiJson ??= openApiDocument();
+    });
   await app.ready();
-  ctx.jobs.start();
-  ctx.webhooks.start();
   return Object.assign(app, { ctx }) as unknown as App;
+}
+
+/**
+ * Starts a built app's background loops: the job runner (delayed outcomes, expiries) and the
+ * webhook deliverer. `corridor start` does, after migrating the store; tests do when they need them.
+ */
+export function startBackground(app: App): void {
+  app.ctx.jobs.start();
+  app.ctx.webhooks.start();
 }
 
 /** JSON bodies via Fastify's prototype-poisoning-safe parser; an empty body counts as no body. */
@@ -186,11 +257,34 @@ function installRequestLog(app: FastifyInstance): void {
   });
   app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
-      { method: req.method, url: req.routeOptions.config?.secretInPath ? req.routeOptions.url : req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: req.method, url: loggedUrl(req), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();
   });
+}
+
+/**
+ * Secrets that can arrive in a URL: an agent device code (the path segment after `device-codes/`,
+ * or anything shaped like one), an agent access token, a client secret. Matched routes that carry
+ * one log their pattern instead; unmatched URLs (a typo, a wrong method) are scrubbed with these.
+ */
+const URL_SECRETS: readonly [RegExp, string][] = [
+  [/(\/device-codes\/)[^/?#]+/gi, '$1[redacted]'],
+  [/AGENT-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}/gi, '[redacted]'],
+  [/\b(gat|sk)_[A-Za-z0-9_-]+/g, '[redacted]'],
+];
+
+/** One cheap test first: almost no URL holds anything URL_SECRETS would replace. */
+const MAY_HOLD_SECRET = /device-codes|AGENT-|gat_|sk_/i;
+
+/** The URL as the request log shows it: without secrets. */
+function loggedUrl(req: FastifyRequest): string {
+  if (req.routeOptions.config?.secretInPath) return req.routeOptions.url ?? '[redacted]';
+  let url = req.url;
+  if (!MAY_HOLD_SECRET.test(url)) return url;
+  for (const [pattern, replacement] of URL_SECRETS) url = url.replace(pattern, replacement);
+  return url;
 }
 
 /**
@@ -207,7 +301,8 @@ class LazyChildLogger {
     private readonly opts: ChildLoggerOptions,
   ) {}
   private get logger(): FastifyBaseLogger {
-    return (this.real ??= this.parent.child(this.bindings, this.opts));
+    this.real ??= this.parent.child(this.bindings, this.opts);
+    return this.real;
   }
   private write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
     if ((this.parent as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled(level)) {

@@ -2,6 +2,7 @@
  * Configuration: read once from the environment, validated, then passed down as a plain object.
  * A bad value is a {@link ConfigError}; the CLI prints it and exits with code 2.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Config {
@@ -24,6 +25,24 @@ export interface Config {
   sandboxUmaDomain: string;
   /** Embedded-wallet auth: session lifetime, signed-retry challenge lifetime, WebAuthn relying party. */
   wallet: { sessionSeconds: number; challengeSeconds: number; rpIds: string[] | undefined; origins: string[] | undefined };
+  /**
+   * HTTP server timeouts (ms): the whole request including its body, the request's headers, and
+   * how long an idle keep-alive connection stays open. A slow client is cut off after these.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; idleTimeoutMs: number };
+  /** PRODUCTION platforms may send webhooks to loopback, private and link-local addresses. */
+  webhookAllowPrivate: boolean;
+  /**
+   * Key material that encrypts the stored private keys at rest (CORRIDOR_SECRET_KEY), and the one
+   * it replaces while stored secrets are re-encrypted (CORRIDOR_SECRET_KEY_PREVIOUS).
+   */
+  secretKey: string | undefined;
+  secretKeyPrevious: string | undefined;
+  /**
+   * A development tool: the file `corridor start` writes the embedded store's per-statement timings
+   * to, on SIGUSR2 and at exit (CORRIDOR_SQL_PROFILE; `npm run bench -- --sql-profile` sets it).
+   */
+  sqlProfile: string | undefined;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -47,9 +66,15 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     return v === undefined || v === '' ? undefined : v;
   };
 
+  // Set but empty is a mistake (an unset shell variable), not a request for the default.
+  for (const name of ['PORT', 'HOST', 'DATA_DIR']) {
+    if (env[name] !== undefined && env[name]!.trim() === '') problems.push(`${name} is set but empty (unset it to use the default)`);
+  }
   const port = parsePort(get('PORT'), problems);
   const host = get('HOST') ?? '127.0.0.1';
   const dataDir = path.resolve(cwd, get('DATA_DIR') ?? '.corridor');
+  const dataDirKind = statKind(dataDir);
+  if (dataDirKind !== 'missing' && dataDirKind !== 'directory') problems.push(`DATA_DIR ${dataDir} is a ${dataDirKind}, not a directory`);
 
   const databaseUrl = get('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
@@ -87,7 +112,8 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     const raw = get(name);
     if (raw === undefined) return dflt;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > 86_400) problems.push(`${name} must be a whole number of seconds from 1 to 86400 (got "${raw}")`);
+    if (!Number.isInteger(n) || n < 1 || n > 86_400)
+      problems.push(`${name} must be a whole number of seconds from 1 to 86400 (got "${raw}")`);
     return n;
   };
   const wallet = {
@@ -95,12 +121,59 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     challengeSeconds: seconds('CORRIDOR_WALLET_CHALLENGE_SECONDS', 300),
     // Unset: a passkey is bound to the origin it registered from (https, or http on localhost) and
     // that origin's host as RP ID; set: only these.
-    rpIds: get('CORRIDOR_WEBAUTHN_RP_IDS')?.split(',').map((o) => o.trim()).filter(Boolean),
-    origins: get('CORRIDOR_WEBAUTHN_ORIGINS')?.split(',').map((o) => o.trim()).filter(Boolean),
+    rpIds: get('CORRIDOR_WEBAUTHN_RP_IDS')
+      ?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    origins: get('CORRIDOR_WEBAUTHN_ORIGINS')
+      ?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
   };
   for (const o of wallet.origins ?? []) {
-    if (!/^https?:\/\/[^/\s]+$/.test(o)) problems.push(`CORRIDOR_WEBAUTHN_ORIGINS must be comma-separated origins like https://app.example.com (got "${o}")`);
+    if (!/^https?:\/\/[^/\s]+$/.test(o))
+      problems.push(`CORRIDOR_WEBAUTHN_ORIGINS must be comma-separated origins like https://app.example.com (got "${o}")`);
   }
+
+  const millis = (name: string, dflt: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return dflt;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < 100 || n > 3_600_000)
+      problems.push(`${name} must be a whole number of milliseconds from 100 to 3600000 (got "${raw}")`);
+    return n;
+  };
+  const http = {
+    requestTimeoutMs: millis('CORRIDOR_REQUEST_TIMEOUT_MS', 30_000),
+    headersTimeoutMs: millis('CORRIDOR_HEADERS_TIMEOUT_MS', 10_000),
+    // Above the 60 s idle timeout of common load balancers, so the balancer closes first.
+    idleTimeoutMs: millis('CORRIDOR_IDLE_TIMEOUT_MS', 72_000),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs)
+    problems.push('CORRIDOR_HEADERS_TIMEOUT_MS must not exceed CORRIDOR_REQUEST_TIMEOUT_MS');
+
+  const allowPrivate = get('CORRIDOR_WEBHOOK_ALLOW_PRIVATE') ?? 'false';
+  if (allowPrivate !== 'true' && allowPrivate !== 'false')
+    problems.push(`CORRIDOR_WEBHOOK_ALLOW_PRIVATE must be true or false (got "${allowPrivate}")`);
+
+  const secretKey = get('CORRIDOR_SECRET_KEY');
+  const secretKeyPrevious = get('CORRIDOR_SECRET_KEY_PREVIOUS');
+  for (const [name, v] of [
+    ['CORRIDOR_SECRET_KEY', secretKey],
+    ['CORRIDOR_SECRET_KEY_PREVIOUS', secretKeyPrevious],
+  ] as const) {
+    if (v !== undefined && !/^[\x21-\x7e]{32,512}$/.test(v))
+      problems.push(`${name} must be 32-512 printable characters without spaces (e.g. the output of: openssl rand -base64 32)`);
+  }
+  if (secretKeyPrevious !== undefined && secretKey === undefined)
+    problems.push('CORRIDOR_SECRET_KEY_PREVIOUS needs CORRIDOR_SECRET_KEY (the key that replaces it)');
+  if (secretKeyPrevious !== undefined && secretKeyPrevious === secretKey)
+    problems.push('CORRIDOR_SECRET_KEY_PREVIOUS must differ from CORRIDOR_SECRET_KEY');
+
+  const sqlProfileRaw = get('CORRIDOR_SQL_PROFILE');
+  const sqlProfile = sqlProfileRaw === undefined ? undefined : path.resolve(cwd, sqlProfileRaw);
+  if (sqlProfile !== undefined && databaseUrl !== undefined)
+    problems.push('CORRIDOR_SQL_PROFILE times the embedded SQLite store: unset DATABASE_URL');
 
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -117,7 +190,22 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bodyLimitBytes: 1024 * 1024,
     sandboxUmaDomain,
     wallet,
+    http,
+    webhookAllowPrivate: allowPrivate === 'true',
+    secretKey,
+    secretKeyPrevious,
+    sqlProfile,
   };
+}
+
+/** What is at `p`: missing, a directory, or (for the message) some other kind of entry. */
+function statKind(p: string): 'missing' | 'directory' | 'file' | 'special file' {
+  try {
+    const st = fs.statSync(p);
+    return st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'special file';
+  } catch {
+    return 'missing';
+  }
 }
 
 function parsePort(raw: string | undefined, problems: string[]): number {

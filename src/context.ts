@@ -2,9 +2,10 @@
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
-import type { JobHandler, JobRunner } from './jobs/jobs.ts';
+import type { JobRunner } from './jobs/jobs.ts';
 import type { Store } from './store/db.ts';
-import type { WebhookDeliverer } from './webhooks/deliverer.ts';
+import type { SecretBox } from './store/secret-box.ts';
+import type { WebhookDeliverer } from './webhook-delivery/deliverer.ts';
 import type { Database } from './store/schema.ts';
 
 export interface AppContext {
@@ -12,8 +13,8 @@ export interface AppContext {
   deps: Deps;
   store: Store;
   db: Kysely<Database>;
-  /** Handlers of durable jobs by kind; modules register theirs when their routes are registered. */
-  jobHandlers: Map<string, JobHandler>;
+  /** Seals and opens the private keys the store holds (CORRIDOR_SECRET_KEY; clear without it). */
+  secrets: SecretBox;
   /** Runs due jobs in the background; `drain(platformId)` runs them now (sandbox clock advance). */
   jobs: JobRunner;
   /** Delivers outbox events as signed webhooks; `drain(platformId)` delivers what is due now. */

@@ -5,52 +5,41 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.ts';
+import { buildApp, startBackground } from './app.ts';
+import { validatorCounts } from './http/validation.ts';
 import { BASE_PATH, ConfigError, readConfig, type Config } from './config.ts';
 import { defaultDeps } from './deps.ts';
 import { checkLedger } from './ledger/ledger.ts';
 import { findCurrency } from './lib/currencies.ts';
 import { bootstrapPlatform, createPlatform, platformToWire, type Environment } from './modules/platforms/platforms.service.ts';
 import { findBootstrapPlatform, getPlatform } from './modules/platforms/platforms.repo.ts';
-import { openStore, type Store } from './store/db.ts';
+import { CREDENTIALS_FILE, lockDataDir, openStore, secureDataDir, writePrivateFile, type Store } from './store/db.ts';
 import { walletCommand } from './cli/wallet.ts';
-import { webhookPublicKey } from './webhooks/keys.ts';
-import { checkPublicKeyPem, startListener } from './webhooks/listen.ts';
+import { USAGE, helpCommand } from './cli/help.ts';
+import { webhookPublicKey } from './webhook-delivery/keys.ts';
+import { checkPublicKeyPem, startListener } from './webhook-delivery/listen.ts';
 import { exclusiveTransaction, migrate } from './store/migrate.ts';
-
-const USAGE = `Usage: corridor <command> [options]
-
-Commands:
-  start                                   start the server (migrates the store first)
-  migrate                                 apply pending store migrations and exit
-  platform create --name N [--currency USD] [--environment SANDBOX|PRODUCTION]
-                                          create an isolated platform and print its token
-  platform show [--id PLATFORM_ID]        print a platform (default: the sandbox platform)
-  ledger-check [--platform PLATFORM_ID]   recompute balances from postings; exit 1 on any difference
-  webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json]
-                                          receive webhooks locally: check each signature, print each event
-  wallet keygen|encrypt-otp|stamp|decrypt-bundle …
-                                          embedded-wallet client helpers (see: corridor wallet help)
-
-Configuration comes from the environment: PORT, HOST, DATA_DIR, DATABASE_URL, LOG_LEVEL,
-CORRIDOR_TOKEN_ID, CORRIDOR_CLIENT_SECRET, CORRIDOR_ADMIN_TOKEN (see README).`;
+import { SecretKeyError, secretBox } from './store/secret-box.ts';
+import { sealStoredSecrets, sweepSummary } from './store/secrets-sweep.ts';
 
 class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    }
+    // `help [command [sub]]` and `command [sub] … --help`: before the configuration is read, so
+    // help works whatever the environment and never opens or creates a store.
+    const help = await helpCommand(argv);
+    if (help !== undefined) return help;
     // The wallet helpers are client-side: they need no configuration or store.
     if (command === 'wallet') return await walletCommand(rest);
     const config = readConfig();
     switch (command) {
       case 'start':
+        noArguments('start', rest);
         return await start(config);
       case 'migrate':
+        noArguments('migrate', rest);
         return await migrateCommand(config);
       case 'platform':
         return await platformCommand(config, rest);
@@ -94,8 +83,16 @@ async function migrateCommand(config: Config): Promise<number> {
   }
 }
 
+/** `start` and `migrate` take no arguments: a stray one (e.g. `start --port 9000`) is a usage error, not ignored. */
+function noArguments(command: string, args: string[]): void {
+  if (args.length > 0)
+    throw new UsageError(
+      `${command} takes no arguments (got "${args.join(' ')}"); its settings come from the environment: see corridor ${command} --help`,
+    );
+}
+
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, onModesTightened: reportTightened });
   try {
     return await fn(store);
   } finally {
@@ -110,13 +107,13 @@ interface LocalCredentials {
 }
 
 function credentialsFile(config: Config): string {
-  return path.join(config.dataDir, 'credentials.json');
+  return path.join(config.dataDir, CREDENTIALS_FILE);
 }
 
 /** The bootstrap credentials kept beside the embedded store for the developer (mode 0600). */
 function saveCredentials(config: Config, c: LocalCredentials): void {
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  fs.writeFileSync(credentialsFile(config), `${JSON.stringify(c, null, 2)}\n`, { mode: 0o600 });
+  secureDataDir(config.dataDir);
+  writePrivateFile(credentialsFile(config), `${JSON.stringify(c, null, 2)}\n`);
 }
 
 function loadCredentials(config: Config): LocalCredentials | undefined {
@@ -129,10 +126,22 @@ function loadCredentials(config: Config): LocalCredentials | undefined {
 
 async function start(config: Config): Promise<number> {
   const deps = defaultDeps();
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // DATA_DIR and its files private to their owner (saying once what had to be tightened); on the
+  // embedded store this process then owns DATA_DIR until it exits (a second start fails here).
+  reportTightened(secureDataDir(config.dataDir));
+  const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, profileStatements: config.sqlProfile !== undefined });
   await migrate(store);
+  // Refuses to start when stored secrets are sealed under a key that is not configured; seals clear
+  // ones and re-seals the previous key's (README, "Secrets at rest").
+  const secrets = secretBox(config);
+  const swept = await sealStoredSecrets(store, secrets).catch(async (err: unknown) => {
+    await store.close();
+    throw err instanceof SecretKeyError ? new ConfigError(err.message) : err;
+  });
+  if (secrets.enabled) process.stdout.write(`${sweepSummary(secrets, swept)}\n`);
   const boot = await exclusiveTransaction(store, (trx) =>
-    bootstrapPlatform(trx, deps, { clientId: config.bootstrapTokenId, secret: config.bootstrapClientSecret }),
+    bootstrapPlatform(trx, deps, { clientId: config.bootstrapTokenId, secret: config.bootstrapClientSecret }, secrets),
   );
   let secret = boot.secret;
   if (secret !== undefined) {
@@ -143,12 +152,29 @@ async function start(config: Config): Promise<number> {
   }
 
   const app = await buildApp(config, deps, { store, closeStore: true });
-  await app.listen({ port: config.port, host: config.host });
+  startBackground(app);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // The job runner and the webhook deliverer are running: they would keep the process alive,
+    // so close them (and the store) before reporting.
+    await app.close().catch(() => undefined);
+    lock?.release();
+    throw new Error(listenFailure(config, err));
+  }
+  app.log.debug({ requestValidators: validatorCounts() }, 'request validators: from the build, and compiled at start');
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const origin = `http://${host}:${port}`;
   const secretText = secret ?? '(shown at first start only; set CORRIDOR_CLIENT_SECRET or create a token with POST /tokens)';
+  // Listen for the stop signals before the banner says we are up: a SIGTERM sent the moment the
+  // banner arrives must shut down cleanly, not find the default action (death, exit by signal).
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   process.stdout.write(
     [
       `Corridor listening on ${origin}${BASE_PATH}`,
@@ -164,13 +190,39 @@ async function start(config: Config): Promise<number> {
     ].join('\n'),
   );
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const writeProfile = () => {
+    if (config.sqlProfile && store.statementProfile) fs.writeFileSync(config.sqlProfile, `${JSON.stringify(store.statementProfile())}\n`);
+  };
+  if (config.sqlProfile) process.on('SIGUSR2', writeProfile);
+
+  await stopped;
+  writeProfile();
   await app.close();
+  lock?.release();
   return 0;
+}
+
+/** Why `listen` failed, naming the port or the host. */
+function listenFailure(config: Config, err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const why =
+    code === 'EADDRINUSE'
+      ? `port ${config.port} is already in use on ${config.host} (set PORT to another port, or 0 for any free one)`
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME'
+        ? `HOST "${config.host}" does not resolve to an address (${code})`
+        : code === 'EADDRNOTAVAIL'
+          ? `HOST ${config.host} is not an address of this machine (EADDRNOTAVAIL)`
+          : code === 'EACCES'
+            ? `port ${config.port} needs privileges on this system (EACCES; use a port above 1023)`
+            : err instanceof Error
+              ? err.message
+              : String(err);
+  return `cannot listen on ${where}: ${why}`;
+}
+
+function reportTightened(message: string | undefined): void {
+  if (message !== undefined) process.stderr.write(`corridor: ${message}\n`);
 }
 
 async function platformCommand(config: Config, args: string[]): Promise<number> {
@@ -192,7 +244,7 @@ async function platformCommand(config: Config, args: string[]): Promise<number> 
       const deps = defaultDeps();
       const { platform, token } = await store.db
         .transaction()
-        .execute((trx) => createPlatform(trx, deps, { name, fiatCurrency: currency, environment }));
+        .execute((trx) => createPlatform(trx, deps, { name, fiatCurrency: currency, environment }, secretBox(config)));
       process.stdout.write(`${JSON.stringify({ platform: platformToWire(platform), token }, null, 2)}\n`);
       return 0;
     });
@@ -205,7 +257,7 @@ async function platformCommand(config: Config, args: string[]): Promise<number> 
         process.stderr.write('corridor: no such platform\n');
         return 1;
       }
-      const publicKey = await webhookPublicKey(store.db, platform.id);
+      const publicKey = await webhookPublicKey(store.db, platform.id, secretBox(config));
       process.stdout.write(`${JSON.stringify({ platform: platformToWire(platform), webhookPublicKey: publicKey }, null, 2)}\n`);
       return 0;
     });
@@ -217,6 +269,11 @@ async function ledgerCheck(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { platform: { type: 'string' } }, strict: true });
   return withStore(config, async (store) => {
     await migrate(store);
+    // A mistyped id must not pass for a platform whose ledger is clean.
+    if (values.platform !== undefined && !(await getPlatform(store.db, values.platform))) {
+      process.stderr.write(`corridor: platform ${values.platform} does not exist in this store (${store.kind} ${store.location})\n`);
+      return 1;
+    }
     const report = await checkLedger(store.db, values.platform);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(report.ok ? 'ledger check: clean\n' : `ledger check: ${report.problems.length} problem(s)\n`);
@@ -249,7 +306,8 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
     strict: true,
   });
   const portText = values.port ?? String(LISTEN_DEFAULT_PORT);
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 (got "${portText}")`);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
+    throw new UsageError(`--port must be an integer from 0 to 65535 (got "${portText}")`);
   const keyFile = values['public-key-file'];
   if (keyFile !== undefined && values.platform !== undefined) throw new UsageError('give --platform or --public-key-file, not both');
 
@@ -267,10 +325,20 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
     const found = await withStore(config, async (store) => {
       await migrate(store);
       const platform = values.platform ? await getPlatform(store.db, values.platform) : await findBootstrapPlatform(store.db);
-      return platform && { platform, key: await webhookPublicKey(store.db, platform.id), location: `${store.kind} ${store.location}` };
+      return (
+        platform && {
+          platform,
+          key: await webhookPublicKey(store.db, platform.id, secretBox(config)),
+          location: `${store.kind} ${store.location}`,
+        }
+      );
     });
     if (!found) {
-      process.stderr.write(values.platform ? 'corridor: no such platform\n' : 'corridor: no sandbox platform yet (run "corridor start" once, or pass --platform)\n');
+      process.stderr.write(
+        values.platform
+          ? 'corridor: no such platform\n'
+          : 'corridor: no sandbox platform yet (run "corridor start" once, or pass --platform)\n',
+      );
       return 1;
     }
     publicKeyPem = found.key;
@@ -286,6 +354,12 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
   });
   const serverHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const api = config.port === 0 ? `<corridor URL>${BASE_PATH}` : `http://${serverHost}:${config.port}${BASE_PATH}`;
+  // As in start: the stop signals are handled before the banner says we are listening.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   process.stderr.write(
     [
       `Listening for webhooks on ${listener.url}`,
@@ -297,11 +371,7 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
     ].join('\n'),
   );
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await listener.close();
   process.stderr.write('listener stopped\n');
   return 0;

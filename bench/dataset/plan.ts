@@ -62,7 +62,15 @@ export function planTransactions(n: number, customers: CustomerPlan, endMs: numb
   for (let i = 0; i < n; i++) atMs[i] = Math.floor(endMs - YEAR_MS + (Math.sqrt(1 + 3 * r.next()) - 1) * YEAR_MS);
   atMs.sort();
   const c = customers.holdsEur.length;
-  const p: Plan = { n, atMs, customer: new Int32Array(n), cur: new Uint8Array(n), kind: new Uint8Array(n), status: new Uint8Array(n), amount: new Float64Array(n) };
+  const p: Plan = {
+    n,
+    atMs,
+    customer: new Int32Array(n),
+    cur: new Uint8Array(n),
+    kind: new Uint8Array(n),
+    status: new Uint8Array(n),
+    amount: new Float64Array(n),
+  };
   for (let i = 0; i < n; i++) {
     // Skewed activity: customer index ~ c·u², so the first (oldest) customers are the busiest.
     const u = r.next();
@@ -104,7 +112,12 @@ export interface Balances {
  */
 export function planBalances(p: Plan, c: CustomerPlan): Balances {
   const slots = c.holdsEur.length * 2;
-  const b: Balances = { available: new Float64Array(slots), pending: new Float64Array(slots), funding: new Float64Array(slots), fees: { USD: 0, EUR: 0 } };
+  const b: Balances = {
+    available: new Float64Array(slots),
+    pending: new Float64Array(slots),
+    funding: new Float64Array(slots),
+    fees: { USD: 0, EUR: 0 },
+  };
   const leftover = new Rand(0x5eed ^ slots);
   for (let i = 0; i < p.n; i++) {
     const slot = p.customer[i]! * 2 + p.cur[i]!;

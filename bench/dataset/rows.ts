@@ -17,7 +17,18 @@ import { QUOTE_TTL_MS } from '../../src/modules/payments/quotes.service.ts';
 import { quoteScenario, SANDBOX_UMA_RECEIVERS, transferScenario } from '../../src/modules/payments/sandbox-outcomes.ts';
 import type { PlatformSettings } from '../../src/modules/platforms/platform-settings.ts';
 import type { CustomerRow, ExternalAccountRow, InternalAccountRow, QuoteRow, TransactionRow } from '../../src/store/schema.ts';
-import { CUSTOMER_CURRENCIES, DAY_MS, FEES, FOREIGN, Kind, KIND_NAMES, Status, type Balances, type CustomerPlan, type Plan } from './plan.ts';
+import {
+  CUSTOMER_CURRENCIES,
+  DAY_MS,
+  FEES,
+  FOREIGN,
+  Kind,
+  KIND_NAMES,
+  Status,
+  type Balances,
+  type CustomerPlan,
+  type Plan,
+} from './plan.ts';
 import { uuid7, type Rand } from './random.ts';
 
 /** Default sandbox UMA domain (config CORRIDOR_SANDBOX_UMA_DOMAIN), where the sandbox senders live. */
@@ -34,9 +45,52 @@ export interface Party {
   foreign: ExternalAccountRow;
 }
 
-const FIRST = ['Ana', 'Ben', 'Chloe', 'David', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jamal', 'Kira', 'Luis', 'Maya', 'Noah', 'Olga', 'Priya', 'Quinn', 'Rosa', 'Sam', 'Tariq'];
-const LAST = ['Garcia', 'Smith', 'Nguyen', 'Okafor', 'Kowalski', 'Rossi', 'Silva', 'Khan', 'Müller', 'Dubois', 'Tanaka', 'Haddad', 'Johnson', 'Reyes', 'Cohen'];
-const CITIES = [['Austin', 'TX', '73301'], ['Denver', 'CO', '80202'], ['Miami', 'FL', '33101'], ['Seattle', 'WA', '98101'], ['Chicago', 'IL', '60601']] as const;
+const FIRST = [
+  'Ana',
+  'Ben',
+  'Chloe',
+  'David',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jamal',
+  'Kira',
+  'Luis',
+  'Maya',
+  'Noah',
+  'Olga',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sam',
+  'Tariq',
+];
+const LAST = [
+  'Garcia',
+  'Smith',
+  'Nguyen',
+  'Okafor',
+  'Kowalski',
+  'Rossi',
+  'Silva',
+  'Khan',
+  'Müller',
+  'Dubois',
+  'Tanaka',
+  'Haddad',
+  'Johnson',
+  'Reyes',
+  'Cohen',
+];
+const CITIES = [
+  ['Austin', 'TX', '73301'],
+  ['Denver', 'CO', '80202'],
+  ['Miami', 'FL', '33101'],
+  ['Seattle', 'WA', '98101'],
+  ['Chicago', 'IL', '60601'],
+] as const;
 const DESCRIPTIONS = ['Family support', 'Rent', 'Invoice payment', 'Tuition', 'Savings transfer', 'Gift'];
 
 /** A German IBAN whose account number ends in 001 (valid mod-97 check digits). */
@@ -71,7 +125,16 @@ function foreignAccountInfo(code: (typeof FOREIGN)[number], r: Rand): AccountInf
 }
 
 /** An external account row as createExternalAccount writes it (sandbox: verification MATCHED). */
-function externalAccount(platformId: string, customerId: string, currency: string, input: AccountInfo, name: string, at: string, r: Rand, createdMs: number): ExternalAccountRow {
+function externalAccount(
+  platformId: string,
+  customerId: string,
+  currency: string,
+  input: AccountInfo,
+  name: string,
+  at: string,
+  r: Rand,
+  createdMs: number,
+): ExternalAccountRow {
   const checked = checkAccountInfo(input, currency);
   return {
     id: `ExternalAccount:${uuid7(createdMs, r)}`,
@@ -103,7 +166,15 @@ export interface GenContext {
   endMs: number;
 }
 
-export function internalAccountRow(platformId: string, customerId: string | null, currency: string, at: string, deps: Deps, r: Rand, ms: number): InternalAccountRow {
+export function internalAccountRow(
+  platformId: string,
+  customerId: string | null,
+  currency: string,
+  at: string,
+  deps: Deps,
+  r: Rand,
+  ms: number,
+): InternalAccountRow {
   return {
     id: `InternalAccount:${uuid7(ms, r)}`,
     platform_id: platformId,
@@ -131,9 +202,18 @@ function ledger(ctx: GenContext, out: Tables, kind: string, referenceId: string,
   const at = iso(ms);
   out.get('ledger_entries')!.push({ id, platform_id: ctx.platformId, kind, reference_id: referenceId, created_at: at });
   const rows = out.get('ledger_postings')!;
-  list.forEach((p, seq) =>
-    rows.push({ entry_id: id, seq, platform_id: ctx.platformId, account_id: p.accountId, currency: p.currency, bucket: p.bucket, amount: p.amount, created_at: at }),
-  );
+  list.forEach((p, seq) => {
+    rows.push({
+      entry_id: id,
+      seq,
+      platform_id: ctx.platformId,
+      account_id: p.accountId,
+      currency: p.currency,
+      bucket: p.bucket,
+      amount: p.amount,
+      created_at: at,
+    });
+  });
 }
 
 /** Customers [from, to): their rows, internal accounts (final balances), external accounts and funding entries. */
@@ -156,7 +236,12 @@ export function writeCustomers(ctx: GenContext, c: CustomerPlan, b: Balances, fr
       nationality: 'US',
       address,
       email: `${pcid}@example.com`,
-      endUserTermsConsent: { acceptedAt: at, ipAddress: `198.51.100.${1 + r.int(254)}`, termsVersion: END_USER_TERMS.version, acceptanceMethod: 'CHECKBOX' },
+      endUserTermsConsent: {
+        acceptedAt: at,
+        ipAddress: `198.51.100.${1 + r.int(254)}`,
+        termsVersion: END_USER_TERMS.version,
+        acceptanceMethod: 'CHECKBOX',
+      },
     });
     const customer: CustomerRow = {
       id: `Customer:${uuid7(ms, r)}`,
@@ -190,8 +275,14 @@ export function writeCustomers(ctx: GenContext, c: CustomerPlan, b: Balances, fr
       ]);
     });
     const beneficiary = { beneficiaryType: 'INDIVIDUAL', fullName, birthDate, nationality: 'US', countryOfResidence: 'US', address };
-    const ext = (cur: string, info: AccountInfo) => externalAccount(platformId, customer.id, cur, { ...info, beneficiary }, fullName, at, r, ms);
-    const usBank = ext('USD', { accountType: 'US_ACCOUNT', accountNumber: `${r.digits(7)}001`, routingNumber: '021000021', bankAccountType: 'CHECKING' });
+    const ext = (cur: string, info: AccountInfo) =>
+      externalAccount(platformId, customer.id, cur, { ...info, beneficiary }, fullName, at, r, ms);
+    const usBank = ext('USD', {
+      accountType: 'US_ACCOUNT',
+      accountNumber: `${r.digits(7)}001`,
+      routingNumber: '021000021',
+      bankAccountType: 'CHECKING',
+    });
     const iban = c.holdsEur[i] ? ext('EUR', { accountType: 'EUR_ACCOUNT', iban: germanIban(r) }) : undefined;
     const code = FOREIGN[c.foreign[i]!]!;
     const foreign = ext(code, foreignAccountInfo(code, r));
@@ -298,15 +389,25 @@ export function writeTransactions(ctx: GenContext, p: Plan, parties: Party[], fr
         ledger(ctx, out, 'PAYMENT_HOLD', id, ms, [{ accountId: account, currency: cur, bucket: 'AVAILABLE', amount: -a }, held]);
         if (status === Status.Completed) {
           const settle: Posting[] = [{ ...held, amount: -a }, clearing(cur, a - Number(t.fees))];
-          if (Number(t.fees) > 0) settle.push({ accountId: ctx.platformAccounts[cur]!, currency: cur, bucket: 'AVAILABLE', amount: Number(t.fees) });
+          if (Number(t.fees) > 0)
+            settle.push({ accountId: ctx.platformAccounts[cur]!, currency: cur, bucket: 'AVAILABLE', amount: Number(t.fees) });
           ledger(ctx, out, 'PAYMENT_SETTLEMENT', id, doneMs, settle);
           t.settled_at = t.updated_at = iso(doneMs);
         } else if (failed) {
-          ledger(ctx, out, 'PAYMENT_REFUND', id, doneMs, [{ ...held, amount: -a }, { accountId: account, currency: cur, bucket: 'AVAILABLE', amount: a }]);
+          ledger(ctx, out, 'PAYMENT_REFUND', id, doneMs, [
+            { ...held, amount: -a },
+            { accountId: account, currency: cur, bucket: 'AVAILABLE', amount: a },
+          ]);
           const doneAt = iso(doneMs);
           t.status = 'FAILED';
           t.failure_reason = kind === Kind.Quote ? 'QUOTE_EXECUTION_FAILED' : 'ACCOUNT_CANNOT_RECEIVE';
-          t.refund = JSON.stringify({ reference: `${reference}-REFUND`, initiatedAt: doneAt, status: 'COMPLETED', reason: 'TRANSACTION_FAILED', settledAt: doneAt });
+          t.refund = JSON.stringify({
+            reference: `${reference}-REFUND`,
+            initiatedAt: doneAt,
+            status: 'COMPLETED',
+            reason: 'TRANSACTION_FAILED',
+            settledAt: doneAt,
+          });
           t.updated_at = doneAt;
         }
       }
@@ -327,7 +428,10 @@ export function writeTransactions(ctx: GenContext, p: Plan, parties: Party[], fr
         t.status = 'FAILED';
         t.failure_reason = 'COLLECTION_FAILED';
       } else {
-        ledger(ctx, out, 'INCOMING_PENDING', id, ms, [clearing(cur, -a), { accountId: account, currency: cur, bucket: 'PENDING', amount: a }]);
+        ledger(ctx, out, 'INCOMING_PENDING', id, ms, [
+          clearing(cur, -a),
+          { accountId: account, currency: cur, bucket: 'PENDING', amount: a },
+        ]);
         if (status === Status.InFlight) {
           t.status = 'PENDING';
         } else {
@@ -340,7 +444,11 @@ export function writeTransactions(ctx: GenContext, p: Plan, parties: Party[], fr
       }
     } else {
       const failed = status === Status.Failed;
-      const senderName = failed ? '$fail.compliance.usd' : cur === 'EUR' ? '$success.eur' : r.pick(['$success.usd', '$success.usd', '$success.mxn', '$success.eur']);
+      const senderName = failed
+        ? '$fail.compliance.usd'
+        : cur === 'EUR'
+          ? '$success.eur'
+          : r.pick(['$success.usd', '$success.usd', '$success.mxn', '$success.eur']);
       const sender = SANDBOX_UMA_RECEIVERS[senderName]!;
       const senderUma = `${senderName}@${SANDBOX_UMA_DOMAIN}`;
       const rate = sandboxRate(sender.currency, cur, ms);
@@ -361,7 +469,10 @@ export function writeTransactions(ctx: GenContext, p: Plan, parties: Party[], fr
         t.status = 'FAILED';
         t.failure_reason = 'COMPLIANCE_REJECTED';
       } else {
-        ledger(ctx, out, 'INCOMING_SETTLEMENT', id, ms, [clearing(cur, -a), { accountId: account, currency: cur, bucket: 'AVAILABLE', amount: a }]);
+        ledger(ctx, out, 'INCOMING_SETTLEMENT', id, ms, [
+          clearing(cur, -a),
+          { accountId: account, currency: cur, bucket: 'AVAILABLE', amount: a },
+        ]);
         t.settled_at = at;
       }
     }

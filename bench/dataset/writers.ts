@@ -4,19 +4,25 @@
  * dropping the secondary indexes of the loaded tables (their definitions read from the catalogue)
  * to rebuild them once the rows are in.
  */
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import pg from 'pg';
 
 type Row = Record<string, string | number | null>;
 
+/** Told how many rows of an `insert` are in so far (after each statement), for progress. */
+export type OnRows = (inserted: number) => void;
+
+/** Told before each index (or, on PostgreSQL, table statistics) step of `rebuildIndexes`, for progress. */
+export type OnIndexStep = (step: number, steps: number, name: string) => void;
+
 /** The store-specific part: multi-row inserts, transactions, dropping and rebuilding indexes. */
 export interface BulkWriter {
-  insert(table: string, rows: readonly object[]): Promise<void>;
+  insert(table: string, rows: readonly object[], onRows?: OnRows): Promise<void>;
   begin(): Promise<void>;
   commit(): Promise<void>;
   /** Drops the secondary indexes of `tables` (not those behind primary keys or constraints). */
   dropIndexes(tables: string[]): Promise<void>;
-  rebuildIndexes(): Promise<void>;
+  rebuildIndexes(onStep?: OnIndexStep): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,7 +38,7 @@ export class SqliteWriter implements BulkWriter {
     db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -1048576');
   }
-  async insert(table: string, rows: readonly object[]): Promise<void> {
+  async insert(table: string, rows: readonly object[], onRows?: OnRows): Promise<void> {
     if (rows.length === 0) return;
     const cols = Object.keys(rows[0]!);
     // SQLite allows 32,766 parameters per statement; 500 rows keeps statements short to prepare.
@@ -43,13 +49,16 @@ export class SqliteWriter implements BulkWriter {
       let stmt = this.stmts.get(key);
       if (!stmt) {
         const tuple = `(${cols.map(() => '?').join(',')})`;
-        stmt = this.db.prepare(`INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(',')}) VALUES ${new Array(chunk.length).fill(tuple).join(',')}`);
+        stmt = this.db.prepare(
+          `INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(',')}) VALUES ${new Array(chunk.length).fill(tuple).join(',')}`,
+        );
         this.stmts.set(key, stmt);
       }
       const flat: unknown[] = new Array(chunk.length * cols.length);
       let k = 0;
       for (const r of chunk) for (const c of cols) flat[k++] = r[c];
       stmt.run(flat);
+      onRows?.(i + chunk.length);
     }
   }
   async begin(): Promise<void> {
@@ -60,13 +69,18 @@ export class SqliteWriter implements BulkWriter {
   }
   async dropIndexes(tables: string[]): Promise<void> {
     const rows = this.db
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => '?').join(',')})`)
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => '?').join(',')})`,
+      )
       .all(...tables) as { name: string; sql: string }[];
     for (const r of rows) this.db.exec(`DROP INDEX "${r.name}"`);
     this.dropped = rows;
   }
-  async rebuildIndexes(): Promise<void> {
-    for (const r of this.dropped) this.db.exec(r.sql);
+  async rebuildIndexes(onStep?: OnIndexStep): Promise<void> {
+    for (const [i, r] of this.dropped.entries()) {
+      onStep?.(i, this.dropped.length, r.name);
+      this.db.exec(r.sql);
+    }
     this.dropped = [];
   }
   async close(): Promise<void> {
@@ -106,7 +120,7 @@ export class PgWriter implements BulkWriter {
     }
     return t;
   }
-  async insert(table: string, rows: readonly object[]): Promise<void> {
+  async insert(table: string, rows: readonly object[], onRows?: OnRows): Promise<void> {
     if (rows.length === 0) return;
     const cols = Object.keys(rows[0]!);
     const types = await this.columnTypes(table);
@@ -116,6 +130,7 @@ export class PgWriter implements BulkWriter {
       const params = cols.map((c) => chunk.map((r) => r[c]));
       const unnest = cols.map((c, j) => `$${j + 1}::${types.get(c) ?? 'text[]'}`).join(', ');
       await this.client.query(`INSERT INTO ${table} (${cols.map((c) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${unnest})`, params);
+      onRows?.(i + chunk.length);
     }
   }
   async begin(): Promise<void> {
@@ -136,12 +151,19 @@ export class PgWriter implements BulkWriter {
     this.dropped = r.rows;
     this.tables = tables;
   }
-  async rebuildIndexes(): Promise<void> {
-    for (const x of this.dropped) await this.client.query(x.def);
-    this.dropped = [];
+  async rebuildIndexes(onStep?: OnIndexStep): Promise<void> {
+    const steps = this.dropped.length + this.tables.length;
+    for (const [i, x] of this.dropped.entries()) {
+      onStep?.(i, steps, x.name);
+      await this.client.query(x.def);
+    }
     // What autovacuum would do to the new rows later: planner statistics, and the visibility map
     // that lets counts be answered from an index alone.
-    for (const t of this.tables) await this.client.query(`VACUUM (ANALYZE) ${t}`);
+    for (const [i, t] of this.tables.entries()) {
+      onStep?.(this.dropped.length + i, steps, `VACUUM (ANALYZE) ${t}`);
+      await this.client.query(`VACUUM (ANALYZE) ${t}`);
+    }
+    this.dropped = [];
   }
   async close(): Promise<void> {
     await this.client.end();

@@ -32,9 +32,11 @@ const PROBE_TIMEOUT_MS = 15_000;
 
 export const flowScenario: Scenario = {
   name: 'flow',
-  summary: 'POST /quotes with immediatelyExecute, until its OUTGOING_PAYMENT.COMPLETED webhook reaches a signature-checking loopback receiver',
+  summary:
+    'POST /quotes with immediatelyExecute, until its OUTGOING_PAYMENT.COMPLETED webhook reaches a signature-checking loopback receiver',
   async setup(corridor) {
-    if (!(DRAIN_LIMIT_S > 0 && Number.isFinite(DRAIN_LIMIT_S))) throw new Error(`flow: BENCH_FLOW_DRAIN_S must be a number of seconds > 0 (got "${process.env.BENCH_FLOW_DRAIN_S}")`);
+    if (!(DRAIN_LIMIT_S > 0 && Number.isFinite(DRAIN_LIMIT_S)))
+      throw new Error(`flow: BENCH_FLOW_DRAIN_S must be a number of seconds > 0 (got "${process.env.BENCH_FLOW_DRAIN_S}")`);
     const creds = await corridor.newPlatform('Bench flow');
     const headers = { authorization: creds.authorization };
     const base = corridor.basePath;
@@ -51,7 +53,8 @@ export const flowScenario: Scenario = {
       // events are not retried against this dead endpoint by the Corridor processes of later runs.
       if (corridor.store === 'postgres') {
         const reset = await corridor.request('POST', `${base}/sandbox/reset`, { headers });
-        if (reset.status >= 300) process.stderr.write(`bench: flow: POST /sandbox/reset answered ${reset.status}: ${JSON.stringify(reset.body)}\n`);
+        if (reset.status >= 300)
+          process.stderr.write(`bench: flow: POST /sandbox/reset answered ${reset.status}: ${JSON.stringify(reset.body)}\n`);
       }
       await receiver.close();
     };
@@ -78,7 +81,9 @@ export const flowScenario: Scenario = {
       const probe = await corridor.request('POST', path, { headers, json: JSON.parse(body(0)) });
       if (probe.status !== 201) throw new Error(`flow: probe answered ${probe.status}: ${JSON.stringify(probe.body)}`);
       if (!(await flows.waitForDelivered(1, PROBE_TIMEOUT_MS))) {
-        throw new Error(`flow: the probe payment's ${COMPLETED} webhook did not arrive within ${PROBE_TIMEOUT_MS / 1000} s (receiver: ${receiver.requests} requests, ${receiver.badSignatures} bad signatures; events ${flows.eventTypes()})`);
+        throw new Error(
+          `flow: the probe payment's ${COMPLETED} webhook did not arrive within ${PROBE_TIMEOUT_MS / 1000} s (receiver: ${receiver.requests} requests, ${receiver.badSignatures} bad signatures; events ${flows.eventTypes()})`,
+        );
       }
 
       let next = 1;
@@ -188,11 +193,18 @@ class FlowTracker {
  * Waits (up to DRAIN_LIMIT_S after the load stopped) until every payment the platform made has its
  * COMPLETED webhook, then computes the figures from the recorded times.
  */
-async function flowReport(corridor: CorridorHandle, headers: Record<string, string>, flows: FlowTracker, receiver: FlowReceiver, w: MeasuredWindow): Promise<ScenarioReport> {
+async function flowReport(
+  corridor: CorridorHandle,
+  headers: Record<string, string>,
+  flows: FlowTracker,
+  receiver: FlowReceiver,
+  w: MeasuredWindow,
+): Promise<ScenarioReport> {
   const countPayments = async (): Promise<number> => {
     const r = await corridor.request('GET', `${corridor.basePath}/transactions?type=OUTGOING&limit=1`, { headers });
     const total = (r.body as { totalCount?: unknown }).totalCount;
-    if (r.status !== 200 || typeof total !== 'number') throw new Error(`flow: counting payments answered ${r.status}: ${JSON.stringify(r.body)}`);
+    if (r.status !== 200 || typeof total !== 'number')
+      throw new Error(`flow: counting payments answered ${r.status}: ${JSON.stringify(r.body)}`);
     return total;
   };
   const deadlineUs = w.endUs + DRAIN_LIMIT_S * 1e6;
@@ -253,11 +265,16 @@ async function flowReport(corridor: CorridorHandle, headers: Record<string, stri
     'duplicate COMPLETED': flows.duplicates,
   };
   const failures: string[] = [];
-  if (receiver.badSignatures > 0) failures.push(`flow: ${receiver.badSignatures} webhook request(s) with a missing or invalid X-Service-Signature`);
+  if (receiver.badSignatures > 0)
+    failures.push(`flow: ${receiver.badSignatures} webhook request(s) with a missing or invalid X-Service-Signature`);
   if (receiver.badBodies > 0) failures.push(`flow: ${receiver.badBodies} signed webhook request(s) whose body was not an event`);
   if (flows.unknown > 0) failures.push(`flow: ${flows.unknown} ${COMPLETED} webhook(s) for payments the bench did not send`);
-  if (undelivered > 0) failures.push(`flow: ${undelivered} of ${made} payments had no ${COMPLETED} webhook ${DRAIN_LIMIT_S} s after the load stopped (events received: ${flows.eventTypes()})`);
-  if (undelivered < 0) failures.push(`flow: ${flows.completed.size} payments delivered ${COMPLETED} but the platform has only ${made} outgoing transactions`);
+  if (undelivered > 0)
+    failures.push(
+      `flow: ${undelivered} of ${made} payments had no ${COMPLETED} webhook ${DRAIN_LIMIT_S} s after the load stopped (events received: ${flows.eventTypes()})`,
+    );
+  if (undelivered < 0)
+    failures.push(`flow: ${flows.completed.size} payments delivered ${COMPLETED} but the platform has only ${made} outgoing transactions`);
   return {
     figures,
     notes: [

@@ -43,7 +43,11 @@ function size(): Size {
     if (!Number.isInteger(v) || v < 0) throw new Error(`list: ${name} must be a non-negative integer (got "${raw}")`);
     return v;
   };
-  return { customers: Math.max(1, env('BENCH_DATASET_CUSTOMERS', 100_000)), transactions: env('BENCH_DATASET_TRANSACTIONS', 1_000_000), seed: SEED };
+  return {
+    customers: Math.max(1, env('BENCH_DATASET_CUSTOMERS', 100_000)),
+    transactions: env('BENCH_DATASET_TRANSACTIONS', 1_000_000),
+    seed: SEED,
+  };
 }
 
 /** What the data set left for setup: its platform's credentials and how it got there. */
@@ -66,7 +70,8 @@ async function prepareSqlite(dataDir: string, s: Size): Promise<Prepared> {
     fs.mkdirSync(root, { recursive: true });
     // Older versions of the same size and seed are stale: they would only fill the disk.
     const prefix = key.replace(/-m\d+-v\d+$/, '-');
-    for (const name of fs.readdirSync(root)) if (name.startsWith(prefix) && name !== key) fs.rmSync(path.join(root, name), { recursive: true, force: true });
+    for (const name of fs.readdirSync(root))
+      if (name.startsWith(prefix) && name !== key) fs.rmSync(path.join(root, name), { recursive: true, force: true });
     const partial = `${dir}.partial-${process.pid}`;
     fs.rmSync(partial, { recursive: true, force: true });
     fs.mkdirSync(partial);
@@ -111,7 +116,9 @@ async function preparePostgres(url: string, s: Size): Promise<Prepared & { datab
   const databaseUrl = withSearchPath(url, PG_SCHEMA);
   const cached = await pgMarker(url, key);
   if (cached) return { result: cached, source: 'cached', databaseUrl };
-  log(`generating ${s.customers.toLocaleString('en-US')} customers / ${s.transactions.toLocaleString('en-US')} transactions into schema ${PG_SCHEMA} (dropped first)`);
+  log(
+    `generating ${s.customers.toLocaleString('en-US')} customers / ${s.transactions.toLocaleString('en-US')} transactions into schema ${PG_SCHEMA} (dropped first)`,
+  );
   await resetPgSchema(url, PG_SCHEMA);
   const result = await generateDataset({ ...s, store: { kind: 'postgres', databaseUrl }, log: (m) => log(`dataset: ${m}`) });
   const client = new pg.Client({ connectionString: url });
@@ -234,7 +241,11 @@ function schedule(pool: Map<KindName, string[]>, length: number): Array<{ kind: 
   const next = new Map<KindName, number>();
   return Array.from({ length }, () => {
     let x = rand() * total;
-    const kind = KINDS.find((k) => (x -= k.weight) < 0)?.name ?? KINDS[0].name;
+    const kind =
+      KINDS.find((k) => {
+        x -= k.weight;
+        return x < 0;
+      })?.name ?? KINDS[0].name;
     const list = pool.get(kind)!;
     const i = next.get(kind) ?? 0;
     next.set(kind, i + 1);
@@ -248,7 +259,8 @@ function percentile(sorted: number[], p: number): number {
 
 export const listScenario: Scenario = {
   name: 'list',
-  summary: 'GET /transactions with realistic filters (customer, account, status+type, dates, reference, cursor pages) on 100k customers / 1M transactions',
+  summary:
+    'GET /transactions with realistic filters (customer, account, status+type, dates, reference, cursor pages) on 100k customers / 1M transactions',
   targets: { maxP99Ms: 20 },
   // The target is a page's latency on a large data set, not throughput: 10 clients at once.
   connections: 10,
@@ -277,7 +289,8 @@ export const listScenario: Scenario = {
     const probe = await corridor.request('GET', requests[0]!.path, { headers });
     if (probe.status !== 200) throw new Error(`list: probe answered ${probe.status}: ${JSON.stringify(probe.body)}`);
     const all = await getPage(corridor, headers, {});
-    if (all.totalCount !== result.transactions) throw new Error(`list: the platform lists ${all.totalCount} transactions, the data set has ${result.transactions}`);
+    if (all.totalCount !== result.transactions)
+      throw new Error(`list: the platform lists ${all.totalCount} transactions, the data set has ${result.transactions}`);
     log(`${requests.length} requests over ${KINDS.length} query kinds built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return {
       request: (seq: number) => requests[seq % requests.length]!,
@@ -298,11 +311,14 @@ export const listScenario: Scenario = {
             if (res.status !== 200) throw new Error(`list: ${k.name} answered ${res.status}`);
           }
           ms.sort((a, b) => a - b);
-          figures[`${k.name} (${k.weight} %): p50 / p99 ms unloaded`] = `${percentile(ms, 50).toFixed(2)} / ${percentile(ms, 99).toFixed(2)}`;
+          figures[`${k.name} (${k.weight} %): p50 / p99 ms unloaded`] =
+            `${percentile(ms, 50).toFixed(2)} / ${percentile(ms, 99).toFixed(2)}`;
         }
         return {
           figures,
-          notes: [`per-kind figures: ${UNLOADED_SAMPLES} requests of the kind one after another after the load (no queueing); the table's p99 is under the bench's --connections`],
+          notes: [
+            `per-kind figures: ${UNLOADED_SAMPLES} requests of the kind one after another after the load (no queueing); the table's p99 is under the bench's --connections`,
+          ],
           failures: [],
         };
       },
@@ -312,7 +328,9 @@ export const listScenario: Scenario = {
           headers: { authorization: `Bearer ${corridor.adminToken}` },
         });
         const r = report.body as { ok: boolean; entries: number; problems: unknown[] };
-        console.log(`list: ledger check of the data set ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries, ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+        console.log(
+          `list: ledger check of the data set ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries, ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+        );
         if (!r.ok) throw new Error(`list: ledger check found ${r.problems.length} problem(s): ${JSON.stringify(r.problems.slice(0, 5))}`);
       },
     };

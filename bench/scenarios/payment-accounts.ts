@@ -56,11 +56,21 @@ async function fundedCustomerAccount(corridor: CorridorHandle, headers: Record<s
   const base = corridor.basePath;
   const c = await corridor.request('POST', `${base}/customers`, {
     headers,
-    json: { customerType: 'INDIVIDUAL', platformCustomerId: `bench-payer-${i}`, fullName: `Bench Payer ${i}`, birthDate: '1990-01-15', nationality: 'US' },
+    json: {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: `bench-payer-${i}`,
+      fullName: `Bench Payer ${i}`,
+      birthDate: '1990-01-15',
+      nationality: 'US',
+    },
   });
   if (c.status !== 201) throw new Error(`payment-accounts: customer answered ${c.status}: ${JSON.stringify(c.body)}`);
   const customerId = (c.body as { id: string }).id;
-  const list = await corridor.request('GET', `${base}/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`, { headers });
+  const list = await corridor.request(
+    'GET',
+    `${base}/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`,
+    { headers },
+  );
   const accountId = (list.body as { data: { id: string }[] }).data[0]?.id;
   if (!accountId) throw new Error(`payment-accounts: customer ${customerId} has no USD internal account: ${JSON.stringify(list.body)}`);
   const f = await corridor.request('POST', `${base}/sandbox/internal-accounts/${accountId}/fund`, { headers, json: { amount: FUNDING } });

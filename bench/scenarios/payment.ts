@@ -43,12 +43,19 @@ export const paymentScenario: Scenario = {
  * A platform-owned USD internal account funded for far more than a run can spend, and a US external
  * account whose payments succeed (suffix 001): what `payment` and `flow` pay from and to.
  */
-export async function fundedPayer(corridor: CorridorHandle, headers: Record<string, string>, label: string): Promise<{ accountId: string; externalId: string }> {
+export async function fundedPayer(
+  corridor: CorridorHandle,
+  headers: Record<string, string>,
+  label: string,
+): Promise<{ accountId: string; externalId: string }> {
   const base = corridor.basePath;
   const accounts = await corridor.request('GET', `${base}/platform/internal-accounts?currency=USD`, { headers });
   const accountId = (accounts.body as { data: { id: string }[] }).data[0]!.id;
   for (let i = 0; i < FUNDING_CALLS; i++) {
-    const f = await corridor.request('POST', `${base}/sandbox/internal-accounts/${accountId}/fund`, { headers, json: { amount: FUNDING_PER_CALL } });
+    const f = await corridor.request('POST', `${base}/sandbox/internal-accounts/${accountId}/fund`, {
+      headers,
+      json: { amount: FUNDING_PER_CALL },
+    });
     if (f.status !== 200) throw new Error(`${label}: funding answered ${f.status}: ${JSON.stringify(f.body)}`);
   }
   const ext = await corridor.request('POST', `${base}/platform/external-accounts`, {
@@ -60,7 +67,13 @@ export async function fundedPayer(corridor: CorridorHandle, headers: Record<stri
         accountNumber: '987654321001',
         routingNumber: '021000021',
         bankAccountType: 'CHECKING',
-        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench Receiver', birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' } },
+        beneficiary: {
+          beneficiaryType: 'INDIVIDUAL',
+          fullName: 'Bench Receiver',
+          birthDate: '1990-01-15',
+          nationality: 'US',
+          address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' },
+        },
       },
     },
   });
@@ -77,9 +90,13 @@ export async function verifyLedgerAndSettlement(corridor: CorridorHandle, creds:
     headers: { authorization: `Bearer ${corridor.adminToken}` },
   });
   const r = report.body as { ok: boolean; entries: number; problems: unknown[] };
-  const inFlight = await corridor.request('GET', `${corridor.basePath}/transactions?status=PROCESSING&limit=1`, { headers: { authorization: creds.authorization } });
+  const inFlight = await corridor.request('GET', `${corridor.basePath}/transactions?status=PROCESSING&limit=1`, {
+    headers: { authorization: creds.authorization },
+  });
   const backlog = (inFlight.body as { totalCount?: number }).totalCount;
-  console.log(`${label}: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries); ${backlog ?? '?'} payments still settling when the load stopped`);
+  console.log(
+    `${label}: ledger check ${r.ok ? 'clean' : 'FAILED'} (${r.entries} entries); ${backlog ?? '?'} payments still settling when the load stopped`,
+  );
   if (!r.ok) throw new Error(`${label}: ledger check found ${r.problems.length} problem(s): ${JSON.stringify(r.problems.slice(0, 5))}`);
 }
 
@@ -95,10 +112,13 @@ export async function awaitSettled(corridor: CorridorHandle, creds: Credentials)
   const started = performance.now();
   let backlog = -1;
   while (performance.now() - started < SETTLE_LIMIT_MS) {
-    const r = await corridor.request('GET', `${corridor.basePath}/transactions?status=PROCESSING&limit=1`, { headers: { authorization: creds.authorization } });
+    const r = await corridor.request('GET', `${corridor.basePath}/transactions?status=PROCESSING&limit=1`, {
+      headers: { authorization: creds.authorization },
+    });
     if (r.status !== 200) throw new Error(`settle: GET /transactions answered ${r.status}: ${JSON.stringify(r.body)}`);
     backlog = (r.body as { totalCount: number }).totalCount;
-    if (backlog === 0) return `warm-up's payments settled after ${((performance.now() - started) / 1000).toFixed(1)} s; measuring from here`;
+    if (backlog === 0)
+      return `warm-up's payments settled after ${((performance.now() - started) / 1000).toFixed(1)} s; measuring from here`;
     await new Promise((res) => setTimeout(res, 100));
   }
   return `${backlog} warm-up payments still settling after ${SETTLE_LIMIT_MS / 1000} s; measuring anyway`;

@@ -129,7 +129,7 @@ export interface Scenario {
    * the SQLite data directory is fresh and empty; the PostgreSQL database is the one given). May
    * answer another database URL for the child, e.g. one whose search_path is a dedicated schema.
    */
-  prepareStore?(store: StoreLocation): Promise<{ databaseUrl?: string } | void>;
+  prepareStore?(store: StoreLocation): Promise<{ databaseUrl?: string } | undefined>;
   setup(corridor: CorridorHandle): Promise<PreparedScenario>;
 }
 

@@ -23,12 +23,52 @@ Subcommands:
 
 An argument given as "-" is read from standard input (one trailing newline is dropped).`;
 
+/** Each subcommand's own help (`corridor wallet <subcommand> --help`). */
+const SUBCOMMAND_HELP: Record<string, string> = {
+  keygen: `Usage: corridor wallet keygen [--compressed]
+
+Print a new P-256 key pair as JSON {"privateKey","publicKey"} (hex). The public key is
+uncompressed (04…) unless --compressed (02/03…), the form a TEK or session key takes.`,
+  'encrypt-otp': `Usage: corridor wallet encrypt-otp <bundle> <pubHex> <code> [--signer-key HEX]
+
+Encrypt {otp_code, public_key} to a credential's otpEncryptionTargetBundle and print the
+encryptedOtpBundle (a JSON text, sent as a string in POST /auth/credentials/{id}/verify).
+
+  <bundle>          the otpEncryptionTargetBundle
+  <pubHex>          the public key that becomes the session key (the TEK's)
+  <code>            the one-time code (000000 in the sandbox)
+  --signer-key HEX  refuse a bundle not signed by this key (the server's enclaveQuorumPublic)
+
+An argument given as "-" is read from standard input.`,
+  stamp: `Usage: corridor wallet stamp <privHex> <payload>
+
+Print the Service-Wallet-Signature header value over <payload> exactly as given (byte for byte):
+the payloadToSign of a 202 challenge, signed with a session (or TEK) private key.
+
+An argument given as "-" is read from standard input (one trailing newline is dropped).`,
+  'decrypt-bundle': `Usage: corridor wallet decrypt-bundle <bundle> <privHex> [--text]
+
+Decrypt an encryptedSessionSigningKey (prints the session private key as hex) or, with --text,
+an encryptedWalletCredentials export bundle (prints the mnemonic), with the private key whose
+public half was sent with the request.
+
+An argument given as "-" is read from standard input.`,
+};
+
+/** `--help`/`-h` among the arguments (before a `--`). */
+function helpRequested(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 class WalletUsageError extends Error {}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Replaces a single "-" argument with standard input. */
@@ -53,6 +93,13 @@ function out(line: string): void {
 export async function walletCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   try {
+    // `wallet <subcommand> --help`: that subcommand's help, before anything is parsed or read.
+    if (sub !== undefined && helpRequested(rest)) {
+      const text = SUBCOMMAND_HELP[sub];
+      if (text === undefined) throw new WalletUsageError(`unknown wallet subcommand "${sub}"`);
+      out(text);
+      return 0;
+    }
     switch (sub) {
       case undefined:
       case 'help':

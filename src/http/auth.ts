@@ -4,11 +4,11 @@
  * platform routes, `config.permission` (which API-token permission it needs).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiTokenRow, PlatformRow } from '../store/schema.ts';
 import type { AgentRow } from '../store/schema-agents.ts';
 import type { AuthCache } from './auth-cache.ts';
-import { ApiError, errors } from './errors.ts';
+import { errors } from './errors.ts';
 
 export type Permission = 'VIEW' | 'TRANSACT' | 'MANAGE';
 export const PERMISSIONS: readonly Permission[] = ['VIEW', 'TRANSACT', 'MANAGE'];
@@ -82,13 +82,70 @@ export function parseBasic(header: string | undefined): { id: string; secret: st
   return { id: decoded.slice(0, i), secret: decoded.slice(i + 1) };
 }
 
-export function installAuth(app: FastifyInstance, tokens: TokenLookup, adminToken: string | undefined, cache?: AuthCache, agents?: AgentLookup): void {
+/** The OpenAPI security requirement of each kind of route, derived from its declaration. */
+const SECURITY: Record<AuthKind, { [scheme: string]: string[] }[]> = {
+  none: [],
+  platform: [{ BasicAuth: [] }],
+  admin: [{ AdminAuth: [] }],
+  agent: [{ AgentAuth: [] }],
+};
+
+/** Swagger UI's own pages and assets (registered by the plugin, which declares no auth): public. */
+const DOCS_PREFIX = '/docs';
+
+/**
+ * The OpenAPI operation extension naming the API-token permission a platform operation needs, from
+ * its `config.permission`: a token without it is answered 403 FORBIDDEN before the request is
+ * validated. Published so that clients (and the permission tests) read it from the document.
+ */
+export const REQUIRED_PERMISSION = 'x-required-permission';
+
+/** What the operation's description says about its permission (once, however often the app is built). */
+function permissionNote(permission: Permission): string {
+  return `Needs an API token holding the ${permission} permission (\`${REQUIRED_PERMISSION}\`); another token is answered 403 FORBIDDEN.`;
+}
+
+/**
+ * Fails closed: a route that does not declare `config.auth` is refused when it is registered (the
+ * server does not start), instead of being public by default. Swagger UI's pages are the one
+ * exception (public). A documented operation's OpenAPI `security` is derived from the declaration,
+ * and so is the permission it publishes (`x-required-permission`, and a sentence of its description).
+ */
+function declaredAuth(route: RouteOptions): void {
+  const config = (route.config ?? {}) as FastifyContextConfig;
+  if (config.auth === undefined) {
+    if (route.url === DOCS_PREFIX || route.url.startsWith(`${DOCS_PREFIX}/`)) {
+      route.config = { ...config, auth: 'none' };
+      return;
+    }
+    throw new Error(`route ${String(route.method)} ${route.url} declares no auth (config.auth): every route must say who may call it`);
+  }
+  const schema = route.schema as
+    | { operationId?: string; security?: unknown; description?: string; [REQUIRED_PERMISSION]?: Permission }
+    | undefined;
+  if (schema?.operationId === undefined) return;
+  schema.security = SECURITY[config.auth];
+  if (config.auth === 'platform' && config.permission !== undefined) {
+    schema[REQUIRED_PERMISSION] = config.permission;
+    const note = permissionNote(config.permission);
+    if (!schema.description?.includes(note)) schema.description = schema.description ? `${schema.description}\n\n${note}` : note;
+  }
+}
+
+export function installAuth(
+  app: FastifyInstance,
+  tokens: TokenLookup,
+  adminToken: string | undefined,
+  cache?: AuthCache,
+  agents?: AgentLookup,
+): void {
+  app.addHook('onRoute', declaredAuth);
   app.decorateRequest('platformAuth', null);
   app.decorateRequest('agentAuth', null);
   // Callback style with a synchronous path: public routes and cached credentials cost no promise.
   app.addHook('onRequest', (req, _reply, done) => {
-    const cfg = req.routeOptions.config;
-    const kind = cfg?.auth ?? 'none';
+    // Every route declares its auth (checked at registration: declaredAuth).
+    const kind = req.routeOptions.config.auth;
     try {
       if (kind === 'admin') authenticateAdmin(req, adminToken);
       if (kind === 'agent') return void authenticateAgent(req, agents).then(() => done(), done);
@@ -125,18 +182,22 @@ async function authenticatePlatform(req: FastifyRequest, tokens: TokenLookup, ca
   // Both sides are 32-byte SHA-256 digests, so a direct constant-time comparison is exact.
   const ok = timingSafeEqual(Buffer.from(hashSecret(creds.secret), 'hex'), Buffer.from(found?.token.secret_hash ?? DUMMY_HASH, 'hex'));
   if (!found || !ok) throw errors.unauthorized('Invalid API token id or client secret');
-  const auth: PlatformAuth = { platform: found.platform, token: found.token, permissions: JSON.parse(found.token.permissions) as Permission[] };
+  const auth: PlatformAuth = {
+    platform: found.platform,
+    token: found.token,
+    permissions: JSON.parse(found.token.permissions) as Permission[],
+  };
   cache?.set(header!, seenEpoch, auth);
   return auth;
 }
 
 function authenticateAdmin(req: FastifyRequest, adminToken: string | undefined): void {
   if (adminToken === undefined) {
-    throw new ApiError(404, 'NOT_FOUND', 'The admin API is disabled; set CORRIDOR_ADMIN_TOKEN to enable it');
+    throw errors.adminDisabled();
   }
   const m = /^Bearer (\S{1,512})$/.exec(req.headers.authorization ?? '');
   if (!m || !safeEqual(m[1]!, adminToken)) {
-    throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid admin token', undefined, { 'WWW-Authenticate': 'Bearer' });
+    throw errors.adminUnauthorized();
   }
 }
 
@@ -149,7 +210,7 @@ function authenticateAdmin(req: FastifyRequest, adminToken: string | undefined):
 async function authenticateAgent(req: FastifyRequest, agents: AgentLookup | undefined): Promise<void> {
   const m = /^Bearer (\S{1,512})$/.exec(req.headers.authorization ?? '');
   const found = m && agents ? await agents.findByTokenHash(hashSecret(m[1]!)) : undefined;
-  if (!found) throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid agent access token', undefined, { 'WWW-Authenticate': 'Bearer' });
+  if (!found) throw errors.agentUnauthorized();
   req.agentAuth = found;
 }
 

@@ -30,12 +30,16 @@ const BODY_ERRORS: Record<string, string> = {
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const message =
-    err.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers exceed the size limit'
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'Request timed out before it was complete'
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'Request headers exceed the size limit'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'Request timed out before it was complete'
         : 'Malformed HTTP request';
   const body = JSON.stringify(errors.invalidInput(message).toBody());
   if (socket.writable) {
-    socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }

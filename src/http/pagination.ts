@@ -2,6 +2,7 @@
  * Cursor pagination: a cursor is base64url JSON `{"id": <last id of the page>}`; pages are keyset
  * scans on the (time-ordered) id, so they stay stable while rows are added.
  */
+import { pageOf, type Page, type PageRequest } from '../lib/paging.ts';
 import { errors } from './errors.ts';
 
 export function encodeCursor(id: string): string {
@@ -27,11 +28,19 @@ export interface PageOut<T> {
   totalCount: number;
 }
 
+/** The page a list query asks for: its `limit` (20 by default) and where its `cursor` points. */
+export function pageRequest(q: { limit?: number | undefined; cursor?: string | undefined }): PageRequest {
+  return { limit: q.limit ?? 20, afterId: decodeCursor(q.cursor) };
+}
+
+/** A service's page as the wire envelope (`nextCursor` when there are more). */
+export function toWirePage<T>(page: Page<T>): PageOut<T> {
+  const out: PageOut<T> = { data: page.data, hasMore: page.hasMore, totalCount: page.totalCount };
+  if (page.lastId !== undefined) out.nextCursor = encodeCursor(page.lastId);
+  return out;
+}
+
 /** Builds the envelope from `limit + 1` fetched rows. */
 export function toPage<R extends { id: string }, T>(rows: R[], limit: number, totalCount: number, map: (r: R) => T): PageOut<T> {
-  const hasMore = rows.length > limit;
-  const pageRows = hasMore ? rows.slice(0, limit) : rows;
-  const out: PageOut<T> = { data: pageRows.map(map), hasMore, totalCount };
-  if (hasMore) out.nextCursor = encodeCursor(pageRows[pageRows.length - 1]!.id);
-  return out;
+  return toWirePage(pageOf(rows, limit, totalCount, map));
 }

@@ -13,9 +13,12 @@ import type { Clock } from '../deps.ts';
 import { Poller } from '../lib/poller.ts';
 import type { StoreKind } from '../store/db.ts';
 import { prepared, type Prepared } from '../store/prepared.ts';
+import { tryLockPlatformShared } from '../store/platform-lock.ts';
+import { isPostgres } from '../store/row-lock.ts';
 import { isTransientConflict } from '../store/retry.ts';
 import { PARKED_MS } from '../outbox/outbox.ts';
 import type { Database, JobsTable, PlatformRow } from '../store/schema.ts';
+import type { Unit } from '../unit.ts';
 
 export type JobRow = Selectable<JobsTable>;
 
@@ -31,7 +34,14 @@ export interface JobInput {
 }
 
 export async function scheduleJob(trx: Kysely<Database>, clock: Clock, j: JobInput): Promise<void> {
-  await insertJob.run(trx, { id: j.id, platformId: j.platformId, kind: j.kind, payload: JSON.stringify(j.payload), dueAtMs: clock.nowMs() + j.delayMs, at: j.at });
+  await insertJob.run(trx, {
+    id: j.id,
+    platformId: j.platformId,
+    kind: j.kind,
+    payload: JSON.stringify(j.payload),
+    dueAtMs: clock.nowMs() + j.delayMs,
+    at: j.at,
+  });
 }
 
 // Payments schedule one job each: the INSERT is compiled once (see store/prepared.ts).
@@ -55,22 +65,36 @@ const insertJob = prepared((db, a: { id: string; platformId: string; kind: strin
  * Rows a runner holds right now are due already (runners only take due work), so on PostgreSQL they
  * are skipped rather than waited for: waiting on them could deadlock with that runner.
  */
-export async function shiftPlatformSchedule(trx: Kysely<Database>, kind: StoreKind, platformId: string, ms: number): Promise<void> {
+export async function shiftPlatformSchedule(trx: Kysely<Database>, platformId: string, ms: number): Promise<void> {
+  const skipLocked = isPostgres(trx);
   let jobs = trx.selectFrom('jobs').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING');
-  if (kind === 'postgres') jobs = jobs.forUpdate().skipLocked();
-  await trx.updateTable('jobs').set({ due_at_ms: sql`due_at_ms - ${ms}` }).where('id', 'in', jobs).execute();
-  // Parked events (waiting behind an older one of their resource, see webhooks/deliverer.ts) have
+  if (skipLocked) jobs = jobs.forUpdate().skipLocked();
+  await trx
+    .updateTable('jobs')
+    .set({ due_at_ms: sql`due_at_ms - ${ms}` })
+    .where('id', 'in', jobs)
+    .execute();
+  // Parked events (waiting behind an older one of their resource, see webhook-delivery/deliverer.ts) have
   // no due time to move.
-  let events = trx.selectFrom('outbox_events').select('id').where('platform_id', '=', platformId).where('status', '=', 'PENDING').where('next_attempt_ms', '<', PARKED_MS);
-  if (kind === 'postgres') events = events.forUpdate().skipLocked();
-  await trx.updateTable('outbox_events').set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` }).where('id', 'in', events).execute();
+  let events = trx
+    .selectFrom('outbox_events')
+    .select('id')
+    .where('platform_id', '=', platformId)
+    .where('status', '=', 'PENDING')
+    .where('next_attempt_ms', '<', PARKED_MS);
+  if (skipLocked) events = events.forUpdate().skipLocked();
+  await trx
+    .updateTable('outbox_events')
+    .set({ next_attempt_ms: sql`next_attempt_ms - ${ms}` })
+    .where('id', 'in', events)
+    .execute();
 }
 
 /**
- * A job kind's effect; runs inside the transaction that marks the job done, together with the
- * other jobs of its batch.
+ * A job kind's effect: a write of the job's platform, in a unit of work (src/unit.ts) over the
+ * transaction that marks the job done, together with the other jobs of its batch.
  */
-export type JobHandler = (trx: Kysely<Database>, job: JobRow, platform: PlatformRow, batch: JobBatch) => Promise<void>;
+export type JobHandler = (u: Unit, job: JobRow, batch: JobBatch) => Promise<void>;
 
 /** Work a batch's jobs share and finish together: its `finish` runs after the last job, before the commit. */
 export interface BatchPart {
@@ -84,7 +108,10 @@ export class JobBatch {
   /** The batch's part under `key`, made by `make` when the first job asks for it. */
   part<T extends BatchPart>(key: string, make: () => T): T {
     let p = this.parts.get(key);
-    if (!p) this.parts.set(key, (p = make()));
+    if (!p) {
+      p = make();
+      this.parts.set(key, p);
+    }
     return p as T;
   }
 
@@ -97,7 +124,9 @@ export interface JobRunnerOptions {
   db: Kysely<Database>;
   kind: StoreKind;
   clock: Clock;
-  handlers: Map<string, JobHandler>;
+  handlers: ReadonlyMap<string, JobHandler>;
+  /** A unit of work of `platform` over the batch's transaction (the runner flushes it before commit). */
+  openUnit: (trx: Kysely<Database>, platform: PlatformRow) => Unit;
   /** Poll interval when idle. */
   pollIntervalMs?: number;
   onError?: (err: unknown, job: JobRow) => void;
@@ -126,15 +155,21 @@ const POSTGRES_LOOPS = 2;
 /** How long draining one platform waits for its due jobs that another process holds. */
 const DRAIN_WAIT_MS = 10_000;
 
-
-
 /** Polls for due jobs and runs them one transaction each. */
 export class JobRunner {
   private readonly pollers: Poller[];
 
   constructor(private readonly o: JobRunnerOptions) {
     const loops = o.kind === 'postgres' ? POSTGRES_LOOPS : 1;
-    this.pollers = Array.from({ length: loops }, () => new Poller(() => this.drain(), o.pollIntervalMs ?? POLL_INTERVAL_MS, (err) => o.onPollError?.(err)));
+    this.pollers = Array.from(
+      { length: loops },
+      () =>
+        new Poller(
+          () => this.drain(),
+          o.pollIntervalMs ?? POLL_INTERVAL_MS,
+          (err) => o.onPollError?.(err),
+        ),
+    );
   }
 
   start(): void {
@@ -191,24 +226,39 @@ export class JobRunner {
     try {
       return await this.o.db.transaction().execute(async (trx) => {
         const args: Record<string, unknown> = { now, limit, platformId, onlyId };
-        kinds.forEach((k, i) => (args[`kind${i}`] = k));
+        kinds.forEach((k, i) => {
+          args[`kind${i}`] = k;
+        });
         claimed = await claimStatement(this.o.kind, kinds.length, platformId !== undefined, onlyId !== undefined).all(trx, args);
-        const platforms = new Map<string, PlatformRow | undefined>();
+        // Per platform: its unit of work, 'gone', or 'busy' while a reset holds (or awaits) its
+        // write lock. The claimed job rows are locked already, so the platform lock is only tried,
+        // never waited for (a reset waiting for these rows would deadlock with us); a busy
+        // platform's jobs stay PENDING and run in a later pass, after the reset (which deletes them).
+        const units = new Map<string, Unit | 'gone' | 'busy'>();
         const done: string[] = [];
         const batch = new JobBatch();
+        let ran = 0;
         for (const job of claimed) {
-          if (!platforms.has(job.platform_id)) platforms.set(job.platform_id, await selectPlatform.first(trx, { id: job.platform_id }));
-          const platform = platforms.get(job.platform_id);
-          if (platform) {
-            await this.o.handlers.get(job.kind)!(trx, job, platform, batch);
-            done.push(job.id);
-          } else {
-            await markFailed(trx, job, 'platform is gone', now);
+          let unit = units.get(job.platform_id);
+          if (unit === undefined) {
+            const free = await tryLockPlatformShared(trx, job.platform_id);
+            const platform = free ? await selectPlatform.first(trx, { id: job.platform_id }) : undefined;
+            unit = !free ? 'busy' : platform ? this.o.openUnit(trx, platform) : 'gone';
+            units.set(job.platform_id, unit);
           }
+          if (unit === 'busy') continue;
+          ran += 1;
+          if (unit === 'gone') {
+            await markFailed(trx, job, 'platform is gone', now);
+            continue;
+          }
+          await this.o.handlers.get(job.kind)!(unit, job, batch);
+          done.push(job.id);
         }
         await batch.finish(trx);
+        for (const unit of units.values()) if (typeof unit === 'object') await unit.flush();
         await finishDone(trx, done, now);
-        return claimed.length;
+        return ran;
       });
     } catch (err) {
       if (claimed.length === 0) throw err;
@@ -247,7 +297,9 @@ async function markFailed(trx: Kysely<Database>, job: JobRow, error: string, now
 async function finishDone(trx: Kysely<Database>, ids: string[], nowMs: number): Promise<void> {
   if (ids.length === 0) return;
   const args: Record<string, unknown> = { at: new Date(nowMs).toISOString() };
-  ids.forEach((id, i) => (args[`id${i}`] = id));
+  ids.forEach((id, i) => {
+    args[`id${i}`] = id;
+  });
   await markDone(ids.length).run(trx, args);
 }
 
@@ -263,7 +315,11 @@ function markDone(n: number): Prepared<Record<string, unknown>, unknown> {
       db
         .updateTable('jobs')
         .set({ status: 'DONE', attempts: sql<number>`attempts + 1`, last_error: null, updated_at: a.at as string })
-        .where('id', 'in', Array.from({ length: n }, (_, i) => a[`id${i}`] as string)),
+        .where(
+          'id',
+          'in',
+          Array.from({ length: n }, (_, i) => a[`id${i}`] as string),
+        ),
     );
     markDoneStatements.set(n, stmt);
   }
@@ -287,7 +343,11 @@ function claimStatement(store: StoreKind, kinds: number, byPlatform: boolean, by
         .selectAll()
         .where('status', '=', 'PENDING')
         .where('due_at_ms', '<=', a.now as number)
-        .where('kind', 'in', Array.from({ length: kinds }, (_, i) => a[`kind${i}`] as string))
+        .where(
+          'kind',
+          'in',
+          Array.from({ length: kinds }, (_, i) => a[`kind${i}`] as string),
+        )
         .orderBy('due_at_ms')
         .orderBy('id')
         .limit(a.limit as number);

@@ -7,7 +7,7 @@
  * materialised balance; they are the other side of money entering or leaving Corridor.
  */
 import { sql, type Kysely } from 'kysely';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, errors } from '../http/errors.ts';
 import { prepared, type Prepared } from '../store/prepared.ts';
 import type { Database, InternalAccountRow } from '../store/schema.ts';
 
@@ -31,8 +31,9 @@ export interface EntryInput {
   /**
    * Write the entry and its postings before the balance UPDATEs (default: after). The UPDATE takes
    * the account row's lock until COMMIT; on PostgreSQL, where concurrent payments of one account
-   * queue on that lock, taking it last shortens the queue. (On SQLite a refused debit should be the
-   * first write instead: see quotes.service createExecuted.)
+   * queue on that lock, taking it last shortens the queue. A caller that must refuse an overdraft
+   * before writing anything checks the balance it read first (payments: `requireFunds` in
+   * payment-ledger.ts); the conditional UPDATE still refuses one that a stale read let through.
    */
   balancesLast?: boolean;
 }
@@ -94,7 +95,7 @@ async function applyBalances(trx: Kysely<Database>, entry: EntryInput): Promise<
     });
     if (!row) {
       if (d.available < 0 || d.pending < 0) throw new InsufficientFundsError(accountId);
-      throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The balance of ${accountId} would exceed ${Number.MAX_SAFE_INTEGER}`);
+      throw errors.balanceOverflow(accountId);
     }
     moved.push(row);
   }
@@ -103,7 +104,13 @@ async function applyBalances(trx: Kysely<Database>, entry: EntryInput): Promise<
 
 /** The entry row and its postings (one INSERT each). */
 async function writeEntry(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
-  await insertEntry.run(trx, { id: entry.id, platformId: entry.platformId, kind: entry.kind, referenceId: entry.referenceId, at: entry.at });
+  await insertEntry.run(trx, {
+    id: entry.id,
+    platformId: entry.platformId,
+    kind: entry.kind,
+    referenceId: entry.referenceId,
+    at: entry.at,
+  });
   const args: Record<string, unknown> = { entryId: entry.id, platformId: entry.platformId, at: entry.at };
   entry.postings.forEach((p, i) => {
     args[`account${i}`] = p.accountId;
@@ -153,7 +160,17 @@ export class BalanceBatch {
     for (const e of entries) {
       for (const [accountId, d] of e.deltas) {
         let t = totals.get(accountId);
-        if (!t) totals.set(accountId, (t = { platformId: e.platformId, currency: d.currency, net: zero(d.currency), low: zero(d.currency), high: zero(d.currency), at: e.at }));
+        if (!t) {
+          t = {
+            platformId: e.platformId,
+            currency: d.currency,
+            net: zero(d.currency),
+            low: zero(d.currency),
+            high: zero(d.currency),
+            at: e.at,
+          };
+          totals.set(accountId, t);
+        }
         if (t.currency !== d.currency) throw new Error(`postings to ${accountId} in two currencies`);
         t.net.available += d.available;
         t.net.pending += d.pending;
@@ -181,7 +198,7 @@ export class BalanceBatch {
       });
       if (!row) {
         if (t.low.available < 0 || t.low.pending < 0) throw new InsufficientFundsError(accountId);
-        throw new ApiError(400, 'AMOUNT_OUT_OF_RANGE', `The balance of ${accountId} would exceed ${Number.MAX_SAFE_INTEGER}`);
+        throw errors.balanceOverflow(accountId);
       }
       after.set(accountId, row);
     }
@@ -201,7 +218,7 @@ export class BalanceBatch {
   }
 }
 
-interface Delta {
+export interface Delta {
   currency: string;
   available: number;
   pending: number;
@@ -259,7 +276,21 @@ function balanceUpdate(availableSign: number, pendingSign: number): Prepared<Bal
  * stays within [0, MAX_SAFE_INTEGER] (`…Low` = −lowest running total, `…High` = MAX − highest).
  */
 const netBalanceUpdate = prepared(
-  (db, a: { available: number; pending: number; availableLow: number; availableHigh: number; pendingLow: number; pendingHigh: number; at: string; id: string; platformId: string; currency: string }) =>
+  (
+    db,
+    a: {
+      available: number;
+      pending: number;
+      availableLow: number;
+      availableHigh: number;
+      pendingLow: number;
+      pendingHigh: number;
+      at: string;
+      id: string;
+      platformId: string;
+      currency: string;
+    },
+  ) =>
     db
       .updateTable('internal_accounts')
       .set({ available: sql<number>`available + ${a.available}`, pending: sql<number>`pending + ${a.pending}`, updated_at: a.at })
@@ -274,7 +305,9 @@ const netBalanceUpdate = prepared(
 );
 
 const insertEntry = prepared((db, a: { id: string; platformId: string; kind: string; referenceId: string; at: string }) =>
-  db.insertInto('ledger_entries').values({ id: a.id, platform_id: a.platformId, kind: a.kind, reference_id: a.referenceId, created_at: a.at }),
+  db
+    .insertInto('ledger_entries')
+    .values({ id: a.id, platform_id: a.platformId, kind: a.kind, reference_id: a.referenceId, created_at: a.at }),
 );
 
 const postingInserts = new Map<number, Prepared<Record<string, unknown>, unknown>>();
@@ -303,7 +336,7 @@ function insertPostings(n: number): Prepared<Record<string, unknown>, unknown> {
 }
 
 /** Net change per internal account and bucket (system accounts keep no materialised balance). */
-function balanceDeltas(postings: Posting[]): Map<string, Delta> {
+export function balanceDeltas(postings: Posting[]): Map<string, Delta> {
   const out = new Map<string, Delta>();
   for (const p of postings) {
     if (!isInternalAccount(p.accountId)) continue;
@@ -316,7 +349,7 @@ function balanceDeltas(postings: Posting[]): Map<string, Delta> {
   return out;
 }
 
-function assertBalanced(entry: EntryInput): void {
+export function assertBalanced(entry: EntryInput): void {
   if (entry.postings.length < 2) throw new Error(`ledger entry ${entry.kind} needs at least two postings`);
   const sums = new Map<string, number>();
   for (const p of entry.postings) {
@@ -383,7 +416,10 @@ async function checkLedgerIn(db: Kysely<Database>, platformId?: string): Promise
   if (platformId) accounts = accounts.where('platform_id', '=', platformId);
   const rows = await accounts.execute();
   for (const a of rows) {
-    for (const [bucket, stored] of [['AVAILABLE', Number(a.available)], ['PENDING', Number(a.pending)]] as const) {
+    for (const [bucket, stored] of [
+      ['AVAILABLE', Number(a.available)],
+      ['PENDING', Number(a.pending)],
+    ] as const) {
       const expected = fromPostings.get(`${a.id}|${bucket}`) ?? 0;
       fromPostings.delete(`${a.id}|${bucket}`);
       if (expected !== stored) {

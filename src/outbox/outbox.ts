@@ -5,12 +5,12 @@
 import type { Kysely } from 'kysely';
 import { prepared, type Prepared } from '../store/prepared.ts';
 import type { Database, OutboxEventRow } from '../store/schema.ts';
-import type { WebhookType } from '../webhooks/catalogue.ts';
+import type { WebhookType } from '../webhook-delivery/catalogue.ts';
 
 export interface EventInput {
   id: string;
   platformId: string;
-  /** A type from the event catalogue (src/webhooks/catalogue.ts): an unknown one does not typecheck. */
+  /** A type from the event catalogue (src/webhook-delivery/catalogue.ts): an unknown one does not typecheck. */
   type: WebhookType;
   resourceId: string;
   data: unknown;
@@ -19,7 +19,14 @@ export interface EventInput {
 }
 
 export async function enqueueEvent(trx: Kysely<Database>, e: EventInput): Promise<void> {
-  await insertEvent.run(trx, { id: e.id, platformId: e.platformId, type: e.type, resourceId: e.resourceId, payload: JSON.stringify(e.data), at: e.at });
+  await insertEvent.run(trx, {
+    id: e.id,
+    platformId: e.platformId,
+    type: e.type,
+    resourceId: e.resourceId,
+    payload: JSON.stringify(e.data),
+    at: e.at,
+  });
 }
 
 /**
@@ -90,7 +97,7 @@ const insertEvent = prepared((db, a: { id: string; platformId: string; type: str
 
 /**
  * next_attempt_ms of a parked event (waiting behind an older event of its resource; see
- * webhooks/deliverer.ts): never due by time (2^52 ms is ~140,000 years away). Anything at
+ * webhook-delivery/deliverer.ts): never due by time (2^52 ms is ~140,000 years away). Anything at
  * or above PARKED_MIN counts as parked, so a clock shift that skipped it cannot unpark it by accident.
  */
 export const PARKED_MS = 2 ** 52;

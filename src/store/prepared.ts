@@ -77,8 +77,8 @@ export class Prepared<A extends Record<string, unknown>, R> {
     let c = this.compiled.get(adapter);
     if (!c) {
       const query = this.build(db, standIns as A).compile();
-      const slots = query.parameters.map((p): Slot =>
-        typeof p === 'string' && p.startsWith(STAND_IN) ? { arg: p.slice(STAND_IN.length) } : { value: p },
+      const slots = query.parameters.map(
+        (p): Slot => (typeof p === 'string' && p.startsWith(STAND_IN) ? { arg: p.slice(STAND_IN.length) } : { value: p }),
       );
       c = { query, slots, sqlite: adapter instanceof SqliteAdapter };
       this.compiled.set(adapter, c);

@@ -35,6 +35,11 @@ export interface AuthSessionsTable {
   credential_id: string;
   /** Compressed SEC1 hex of the session API key. */
   public_key: string;
+  /**
+   * Compressed SEC1 hex of the client's own key when the session was opened with a compressed
+   * `clientPublicKey` (PASSKEY, OAUTH): it signs for the session too (the client-held key mode).
+   */
+  client_public_key: string | null;
   created_at: string;
   updated_at: string;
   /** Platform clock. */

@@ -3,8 +3,15 @@
  * column types: text (ids, ISO-8601 UTC timestamps that sort as text, JSON documents), bigint
  * (money in smallest units, read back as JS numbers ≤ 2^53−1) and integer 0/1 flags.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { AuthAttemptsTable, AuthCredentialsTable, AuthRequestsTable, AuthSessionsTable, WalletKeysTable, WalletSecretsTable } from './schema-auth.ts';
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type {
+  AuthAttemptsTable,
+  AuthCredentialsTable,
+  AuthRequestsTable,
+  AuthSessionsTable,
+  WalletKeysTable,
+  WalletSecretsTable,
+} from './schema-auth.ts';
 import type { AgentActionsTable, AgentDeviceCodesTable, AgentQuotesTable, AgentsTable, AgentTokensTable } from './schema-agents.ts';
 
 export interface PlatformsTable {
@@ -397,7 +404,6 @@ export type PlatformRow = Selectable<PlatformsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type InternalAccountRow = Selectable<InternalAccountsTable>;
 export type NewInternalAccount = Insertable<InternalAccountsTable>;
-export type InternalAccountUpdate = Updateable<InternalAccountsTable>;
 export type CustomerRow = Selectable<CustomersTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
 export type QuoteRow = Selectable<QuotesTable>;

@@ -13,8 +13,12 @@
  * holds REWIND_PAGES pages and the worker has caught up, it asks the main thread for a moment:
  * the main thread takes the connection (requests queue for it; the event loop keeps running),
  * commits what is open, and lets the worker copy the last frames; the next transaction then starts
- * the WAL over. That pause lasts the checkpoint's two syncs (10–50 ms on a virtual disk), so it
- * is kept rare (see REWIND_PAGES). Once writes stop for a while the worker truncates the WAL file.
+ * the WAL over. Once writes stop for a while the worker truncates the WAL file, in such a moment
+ * too: a checkpoint that truncates holds the writer's lock, and a request arriving meanwhile would
+ * otherwise wait for it inside SQLite's busy handler, blocking the main thread's event loop for as
+ * long as the truncation takes. Before asking, the worker syncs the
+ * WAL and the database file itself, holding no lock, so the moment lasts milliseconds rather than
+ * the sync of everything written since the last one.
  *
  * The main connection keeps a large `wal_autocheckpoint` as a safety net, and goes back to the usual
  * threshold if the worker stops. Checkpointing is SQLite's own crash-safe mechanism whichever
@@ -46,6 +50,7 @@ const REWIND_TIMEOUT_MS = 250;
 
 // Plain CommonJS evaluated in the worker: no TypeScript loader is needed there.
 const WORKER_SOURCE = `
+const fs = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.sqliteModule);
 const db = new Database(workerData.file);
@@ -58,43 +63,60 @@ let timer;
 let closed = false;
 let waitingForMain = false;
 let lastLog = -1;
-function checkpoint() {
+function report(err) {
+  parentPort.postMessage({ type: 'error', message: String((err && err.message) || err) });
+}
+function checkpoint(mode) {
   try {
-    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+    return db.pragma('wal_checkpoint(' + mode + ')')[0];
   } catch (err) {
-    parentPort.postMessage({ type: 'error', message: String((err && err.message) || err) });
+    report(err);
     return undefined;
   }
+}
+// Flushes what the writer appended to the WAL and what passive checkpoints copied into the database
+// file, holding no lock: the checkpoint the main thread then waits for finds little left to sync.
+function presync() {
+  for (const f of [workerData.file + '-wal', workerData.file]) {
+    let fd;
+    try {
+      fd = fs.openSync(f, 'r');
+      fs.fdatasyncSync(fd);
+    } catch (err) {
+      if (!err || err.code !== 'ENOENT') report(err);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+}
+// Asks the main thread to hold its writes back (it answers 'go'), for a checkpoint that needs the
+// writer's lock: done on the worker while the main thread waits, instead of the main thread
+// blocking its event loop in SQLite's busy handler.
+function askMain(mode) {
+  presync();
+  waitingForMain = true;
+  parentPort.postMessage({ type: 'hold', mode });
 }
 let idlePasses = 0;
 function pass() {
   if (closed || waitingForMain) return;
-  const r = checkpoint();
+  const r = checkpoint('PASSIVE');
   // log: frames in the WAL; it changes whenever the writer appended (or rewound it).
   const busy = !r || r.log !== lastLog;
   const delay = busy ? workerData.busyMs : workerData.idleMs;
   lastLog = r ? r.log : -1;
   idlePasses = busy ? 0 : idlePasses + 1;
-  // Quiet for a while: give the WAL file's space back (a writer arriving meanwhile waits briefly).
-  if (r && r.log > 0 && idlePasses === workerData.idlePassesBeforeTruncate) {
-    try {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    } catch (err) {
-      parentPort.postMessage({ type: 'error', message: String((err && err.message) || err) });
-    }
-  }
-  if (r && r.busy === 0 && r.log >= workerData.rewindPages && r.checkpointed === r.log) {
-    waitingForMain = true;
-    parentPort.postMessage({ type: 'rewind' });
-    return;
-  }
+  // Quiet for a while: give the WAL file's space back.
+  if (r && r.log > 0 && idlePasses === workerData.idlePassesBeforeTruncate) return askMain('TRUNCATE');
+  if (r && r.busy === 0 && r.log >= workerData.rewindPages && r.checkpointed === r.log) return askMain('PASSIVE');
   timer = setTimeout(pass, delay);
 }
 parentPort.on('message', (m) => {
-  if (m === 'go') {
-    // The main thread holds its writes back: copy the last frames, and the next writer rewinds.
-    const r = checkpoint();
-    parentPort.postMessage({ type: 'rewound', result: r });
+  if (m && m.type === 'go') {
+    // The main thread holds its writes back: copy the last frames (and, when idle, truncate the
+    // file); the next writer starts the WAL over.
+    const r = checkpoint(m.mode);
+    parentPort.postMessage({ type: 'done', result: r });
     waitingForMain = false;
     lastLog = -1;
     timer = setTimeout(pass, workerData.busyMs);
@@ -140,29 +162,29 @@ export function startCheckpointer(
   worker.unref();
   database.pragma(`wal_autocheckpoint = ${SAFETY_AUTOCHECKPOINT_PAGES}`);
   let closing = false;
-  let rewound: (() => void) | undefined;
+  let done: (() => void) | undefined;
   const exited = new Promise<void>((resolve) => {
     worker.once('exit', () => {
-      rewound?.();
+      done?.();
       // Without the worker the main connection checkpoints as usual again.
       if (!closing && database.open) database.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
       resolve();
     });
   });
-  worker.on('message', (m: { type: string; message?: string }) => {
+  worker.on('message', (m: { type: string; message?: string; mode?: string }) => {
     if (m.type === 'error') onError(m.message ?? 'checkpoint failed');
-    else if (m.type === 'rewound') rewound?.();
-    else if (m.type === 'rewind' && !closing) {
+    else if (m.type === 'done') done?.();
+    else if (m.type === 'hold' && !closing) {
       void exclusive(async () => {
         if (closing) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, REWIND_TIMEOUT_MS);
-          rewound = () => {
+          done = () => {
             clearTimeout(timer);
-            rewound = undefined;
+            done = undefined;
             resolve();
           };
-          worker.postMessage('go');
+          worker.postMessage({ type: 'go', mode: m.mode });
         });
       }).catch((err: unknown) => onError(err instanceof Error ? err.message : String(err)));
     }

@@ -94,7 +94,9 @@ export class SqliteHandle implements DatabaseConnection {
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     try {
       const r = this.driver.runStatement<R>(this, compiledQuery.sql, compiledQuery.parameters);
-      return Promise.resolve(r.reader ? { rows: r.rows } : { numAffectedRows: BigInt(r.changes), insertId: BigInt(r.lastInsertRowid), rows: [] });
+      return Promise.resolve(
+        r.reader ? { rows: r.rows } : { numAffectedRows: BigInt(r.changes), insertId: BigInt(r.lastInsertRowid), rows: [] },
+      );
     } catch (err) {
       return Promise.reject(err);
     }

@@ -31,7 +31,12 @@ export function generateKeyPair(opts: { compressed?: boolean } = {}): ClientKeyP
  * returns the `encryptedOtpBundle` string. Pass `expectedSignerPublicKey` (the server's published
  * `enclaveQuorumPublic`) to check the bundle's signature first.
  */
-export function encryptOtp(targetBundle: string, tekPublicKey: string, code: string, opts: { expectedSignerPublicKey?: string } = {}): string {
+export function encryptOtp(
+  targetBundle: string,
+  tekPublicKey: string,
+  code: string,
+  opts: { expectedSignerPublicKey?: string } = {},
+): string {
   return encryptOtpCodeToBundle(
     code,
     targetBundle,
@@ -61,5 +66,9 @@ export function decryptBundle(bundle: string, privateKey: string): string {
 
 /** The UTF-8 plaintext of an export bundle (`encryptedWalletCredentials`), e.g. the mnemonic. */
 export function decryptExportBundleText(bundle: string, privateKey: string, opts: { expectedSignerPublicKey?: string } = {}): string {
-  return openExportBundle(bundle, privateKey, opts.expectedSignerPublicKey === undefined ? {} : { expectedSignerPublicKeyHex: opts.expectedSignerPublicKey }).toString('utf8');
+  return openExportBundle(
+    bundle,
+    privateKey,
+    opts.expectedSignerPublicKey === undefined ? {} : { expectedSignerPublicKeyHex: opts.expectedSignerPublicKey },
+  ).toString('utf8');
 }

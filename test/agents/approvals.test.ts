@@ -9,12 +9,23 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../src/webhook-delivery/verify.ts';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { expectLedgerClean } from '../payments/util.ts';
-import { startReceiver, waitFor, type Receiver } from '../webhooks/receiver.ts';
-import { advance, balanceOf, customer, installAgent, policy, setPolicy, transferOut, type AgentHandle, type CustomerSetup, type Wire } from './util.ts';
+import { expectLedgerClean } from '../helpers/payments.ts';
+import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.ts';
+import {
+  advance,
+  balanceOf,
+  customer,
+  installAgent,
+  policy,
+  setPolicy,
+  transferOut,
+  type AgentHandle,
+  type CustomerSetup,
+  type Wire,
+} from './util.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -82,9 +93,16 @@ describe('approval by mode, threshold and account rule', () => {
 
     const approved = await s.p.api.post(`/agents/${s.agent.id}/actions/${action.id}/approve`);
     expect(approved.status, approved.text).toBe(200);
-    expect(approved.body).toMatchObject({ id: action.id, status: 'APPROVED', transaction: { type: 'OUTGOING', sentAmount: { amount: 2_500 }, customerId: s.c.customerId } });
+    expect(approved.body).toMatchObject({
+      id: action.id,
+      status: 'APPROVED',
+      transaction: { type: 'OUTGOING', sentAmount: { amount: 2_500 }, customerId: s.c.customerId },
+    });
     expect(await balanceOf(s.p, s.c.account)).toBe(97_500);
-    expect((await s.agent.api.get(`/agents/me/actions/${action.id}`)).body).toMatchObject({ status: 'APPROVED', transaction: { id: approved.body.transaction.id } });
+    expect((await s.agent.api.get(`/agents/me/actions/${action.id}`)).body).toMatchObject({
+      status: 'APPROVED',
+      transaction: { id: approved.body.transaction.id },
+    });
     expect((await s.agent.api.get('/agents/me')).body.usage).toMatchObject({ dailyTransactionCount: 1, dailySpend: 2_500 });
     expect((await s.p.api.get('/agents/approvals')).body.data).toEqual([]);
 
@@ -110,12 +128,23 @@ describe('approval by mode, threshold and account rule', () => {
 
   it("a per-account rule's execution mode overrides the default for its account", async () => {
     const s = await setup({ defaultExecutionMode: 'AUTO' });
-    await setPolicy(s.p, s.agent.id, { accountRestrictions: { accountRules: [{ accountId: s.c.account, executionMode: 'APPROVAL_REQUIRED' }] } });
+    await setPolicy(s.p, s.agent.id, {
+      accountRestrictions: { accountRules: [{ accountId: s.c.account, executionMode: 'APPROVAL_REQUIRED' }] },
+    });
     expect((await transferOut(s.agent, s.c, 10)).body.status).toBe('PENDING_APPROVAL');
-    expect((await s.agent.api.post('/agents/me/transfer-in', { source: { accountId: s.c.external }, destination: { accountId: s.c.account }, amount: 10 })).body.status).toBe(
-      'PENDING_APPROVAL',
-    );
-    await setPolicy(s.p, s.agent.id, { defaultExecutionMode: 'APPROVAL_REQUIRED', accountRestrictions: { accountRules: [{ accountId: s.c.account, executionMode: 'AUTO' }] } });
+    expect(
+      (
+        await s.agent.api.post('/agents/me/transfer-in', {
+          source: { accountId: s.c.external },
+          destination: { accountId: s.c.account },
+          amount: 10,
+        })
+      ).body.status,
+    ).toBe('PENDING_APPROVAL');
+    await setPolicy(s.p, s.agent.id, {
+      defaultExecutionMode: 'APPROVAL_REQUIRED',
+      accountRestrictions: { accountRules: [{ accountId: s.c.account, executionMode: 'AUTO' }] },
+    });
     expect((await transferOut(s.agent, s.c, 10)).body.status).toBe('APPROVED');
   });
 });
@@ -128,7 +157,11 @@ describe('decisions', () => {
     await waitFor(() => approvalEvents(s.r).length === 2);
     // One webhook per action (two resources: their order between them is not guaranteed).
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
-    expect(approvalEvents(s.r).map((x) => x.body.data).sort(byId)).toEqual([first, second].sort(byId));
+    expect(
+      approvalEvents(s.r)
+        .map((x) => x.body.data)
+        .sort(byId),
+    ).toEqual([first, second].sort(byId));
     const rejected = await s.p.api.post(`/agents/${s.agent.id}/actions/${first.id}/reject`, { reason: 'Exceeds the customer risk limit' });
     expect(rejected.status, rejected.text).toBe(200);
     expect(rejected.body).toMatchObject({ id: first.id, status: 'REJECTED', rejectionReason: 'Exceeds the customer risk limit' });
@@ -139,8 +172,13 @@ describe('decisions', () => {
     expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/${first.id}/reject`), 409, 'CONFLICT');
     expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/${first.id}/approve`), 409, 'CONFLICT');
     expect(await balanceOf(s.p, s.c.account)).toBe(100_000);
-    expect((await s.agent.api.get(`/agents/me/actions/${first.id}`)).body).toMatchObject({ status: 'REJECTED', rejectionReason: 'Exceeds the customer risk limit' });
-    expect(fields(expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/${first.id}/reject`, { why: 'x' }), 400, 'INVALID_INPUT'))).toContain('why');
+    expect((await s.agent.api.get(`/agents/me/actions/${first.id}`)).body).toMatchObject({
+      status: 'REJECTED',
+      rejectionReason: 'Exceeds the customer risk limit',
+    });
+    expect(
+      fields(expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/${first.id}/reject`, { why: 'x' }), 400, 'INVALID_INPUT')),
+    ).toContain('why');
   });
 
   it('approval applies the current policy: a stricter limit, a pause or a lost permission make it FAILED', async () => {
@@ -172,12 +210,23 @@ describe('decisions', () => {
   });
 
   it('approval applies the current balances and usage', async () => {
-    const s = await setup({ defaultExecutionMode: 'APPROVAL_REQUIRED', spendingLimits: { currency: 'USD', perTransactionLimit: 1_000_000, dailyTransactionLimit: 1 } });
+    const s = await setup({
+      defaultExecutionMode: 'APPROVAL_REQUIRED',
+      spendingLimits: { currency: 'USD', perTransactionLimit: 1_000_000, dailyTransactionLimit: 1 },
+    });
     const big = (await transferOut(s.agent, s.c, 90_000)).body;
     const small = (await transferOut(s.agent, s.c, 100)).body;
     const later = (await transferOut(s.agent, s.c, 100)).body;
     // The platform spends most of the money meanwhile.
-    expect((await s.p.api.post('/transfer-out', { source: { accountId: s.c.account }, destination: { accountId: s.c.external }, amount: 50_000 })).status).toBe(201);
+    expect(
+      (
+        await s.p.api.post('/transfer-out', {
+          source: { accountId: s.c.account },
+          destination: { accountId: s.c.external },
+          amount: 50_000,
+        })
+      ).status,
+    ).toBe(201);
     const failed = (await s.p.api.post(`/agents/${s.agent.id}/actions/${big.id}/approve`)).body;
     expect(failed.status).toBe('FAILED');
     expect(failed.failureReason).toBeDefined();
@@ -191,7 +240,12 @@ describe('decisions', () => {
 
   it('quote executions wait too; a quote that expires before approval FAILS', async () => {
     const s = await setup({ defaultExecutionMode: 'APPROVAL_REQUIRED' });
-    const body = (amount: number) => ({ source: { sourceType: 'ACCOUNT', accountId: s.c.account }, destination: { destinationType: 'ACCOUNT', accountId: s.c.external }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
+    const body = (amount: number) => ({
+      source: { sourceType: 'ACCOUNT', accountId: s.c.account },
+      destination: { destinationType: 'ACCOUNT', accountId: s.c.external },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: amount,
+    });
     const q1 = (await s.agent.api.post('/agents/me/quotes', body(1_000))).body;
     const pending = await s.agent.api.post(`/agents/me/quotes/${q1.id}/execute`);
     expect(pending.status, pending.text).toBe(200);
@@ -210,7 +264,11 @@ describe('decisions', () => {
     expect(await balanceOf(s.p, s.c.account)).toBe(99_000);
     await waitFor(() => approvalEvents(s.r).length === 2);
     // Two actions are two resources: webhooks keep order within a resource only.
-    expect(approvalEvents(s.r).map((x) => x.body.data.quote.id).sort()).toEqual([q1.id, q2.id].sort());
+    expect(
+      approvalEvents(s.r)
+        .map((x) => x.body.data.quote.id)
+        .sort(),
+    ).toEqual([q1.id, q2.id].sort());
     await expectLedgerClean(srv, s.p.id);
   });
 
@@ -218,15 +276,21 @@ describe('decisions', () => {
     const s = await setup({ defaultExecutionMode: 'APPROVAL_REQUIRED' });
     const action = (await transferOut(s.agent, s.c, 10)).body;
     const other = await installAgent(srv, s.p, s.c.customerId);
-    expectError(await s.p.api.post(`/agents/${other.id}/actions/${action.id}/approve`), 404, 'NOT_FOUND');
-    expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/AgentAction:019542f5-b3e7-7d02-8000-000000000001/approve`), 404, 'NOT_FOUND');
+    expectError(await s.p.api.post(`/agents/${other.id}/actions/${action.id}/approve`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(
+      await s.p.api.post(`/agents/${s.agent.id}/actions/AgentAction:019542f5-b3e7-7d02-8000-000000000001/approve`),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
     const q = await srv.newPlatform();
-    expectError(await q.api.post(`/agents/${s.agent.id}/actions/${action.id}/approve`), 404, 'NOT_FOUND');
-    expectError(await q.api.post(`/agents/${s.agent.id}/actions/${action.id}/reject`), 404, 'NOT_FOUND');
+    expectError(await q.api.post(`/agents/${s.agent.id}/actions/${action.id}/approve`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await q.api.post(`/agents/${s.agent.id}/actions/${action.id}/reject`), 404, 'REFERENCE_NOT_FOUND');
     expect((await q.api.get('/agents/approvals')).body.data).toEqual([]);
     expectError(await srv.anon.post(`/agents/${s.agent.id}/actions/${action.id}/approve`), 401, 'UNAUTHORIZED');
     expectError(await s.agent.api.post(`/agents/${s.agent.id}/actions/${action.id}/approve`), 401, 'UNAUTHORIZED');
-    expect(fields(expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/${action.id}/approve`, { force: true }), 400, 'INVALID_INPUT'))).toContain('force');
+    expect(
+      fields(expectError(await s.p.api.post(`/agents/${s.agent.id}/actions/${action.id}/approve`, { force: true }), 400, 'INVALID_INPUT')),
+    ).toContain('force');
 
     expect((await s.p.api.delete(`/agents/${s.agent.id}`)).status).toBe(204);
     expect((await s.p.api.get('/agents/approvals')).body.data).toEqual([]);

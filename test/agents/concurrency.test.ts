@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { expectLedgerClean } from '../payments/util.ts';
+import { expectLedgerClean } from '../helpers/payments.ts';
 import { balanceOf, customer, installAgent, policy, transferOut } from './util.ts';
 
 let srv: TestServer;
@@ -18,12 +18,19 @@ describe('concurrent agent requests', () => {
   it('50 concurrent transfers against a daily count limit of 10: exactly 10 succeed', async () => {
     const p = await srv.newPlatform();
     const c = await customer(p, 1_000_000);
-    const agent = await installAgent(srv, p, c.customerId, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyTransactionLimit: 10 } }));
+    const agent = await installAgent(
+      srv,
+      p,
+      c.customerId,
+      policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyTransactionLimit: 10 } }),
+    );
     const results = await Promise.all(Array.from({ length: 50 }, () => transferOut(agent, c, 100)));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(10);
     expect(statuses.filter((s) => s === 403)).toHaveLength(40);
-    expect(results.filter((r) => r.status === 403).every((r) => r.body.code === 'FORBIDDEN' && r.body.details.limit === 'dailyTransactionLimit')).toBe(true);
+    expect(
+      results.filter((r) => r.status === 403).every((r) => r.body.code === 'FORBIDDEN' && r.body.details.limit === 'dailyTransactionLimit'),
+    ).toBe(true);
     expect(await balanceOf(p, c.account)).toBe(1_000_000 - 10 * 100);
     expect((await agent.api.get('/agents/me')).body.usage).toMatchObject({ dailyTransactionCount: 10, dailySpend: 1_000 });
     expect((await agent.api.get('/agents/me/actions', { query: { limit: 100 } })).body.totalCount).toBe(10);
@@ -33,7 +40,12 @@ describe('concurrent agent requests', () => {
   it('30 concurrent transfers against a daily amount limit: the total never passes it', async () => {
     const p = await srv.newPlatform();
     const c = await customer(p, 1_000_000);
-    const agent = await installAgent(srv, p, c.customerId, policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyLimit: 2_000 } }));
+    const agent = await installAgent(
+      srv,
+      p,
+      c.customerId,
+      policy({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, dailyLimit: 2_000 } }),
+    );
     const results = await Promise.all(Array.from({ length: 30 }, () => transferOut(agent, c, 300)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(6);
     expect(results.filter((r) => r.status === 403)).toHaveLength(24);

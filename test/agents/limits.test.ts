@@ -8,8 +8,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { expectLedgerClean } from '../payments/util.ts';
-import { advance, balanceOf, customer, installAgent, platformNow, policy, setPolicy, transferOut, type AgentHandle, type CustomerSetup } from './util.ts';
+import { expectLedgerClean } from '../helpers/payments.ts';
+import {
+  advance,
+  balanceOf,
+  customer,
+  installAgent,
+  platformNow,
+  policy,
+  setPolicy,
+  transferOut,
+  type AgentHandle,
+  type CustomerSetup,
+} from './util.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -29,7 +40,10 @@ const nextMonth = (d: Date) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1,
  * A platform whose clock stands at 01:00 UTC of a fresh day (so a test never straddles midnight),
  * a customer with 1,000,000 cents and an agent with `limits`.
  */
-async function setup(spendingLimits: Record<string, unknown>, over: Record<string, unknown> = {}): Promise<{ p: PlatformHandle; c: CustomerSetup; agent: AgentHandle }> {
+async function setup(
+  spendingLimits: Record<string, unknown>,
+  over: Record<string, unknown> = {},
+): Promise<{ p: PlatformHandle; c: CustomerSetup; agent: AgentHandle }> {
   const p = await srv.newPlatform();
   await advance(p, await secondsUntil(p, nextDay, 3600));
   const c = await customer(p, 1_000_000);
@@ -105,7 +119,10 @@ describe('spending limits', () => {
     await setPolicy(p, agent.id, { accountRestrictions: { accountRules: [{ accountId: c.account, perTransactionLimit: 2_000 }] } });
     refused(await transferOut(agent, c, 2_001), 'accountRules.perTransactionLimit');
     expect((await transferOut(agent, c, 2_000)).status).toBe(201);
-    await setPolicy(p, agent.id, { spendingLimits: { perTransactionLimit: 3_000 }, accountRestrictions: { accountRules: [{ accountId: c.account, perTransactionLimit: null }] } });
+    await setPolicy(p, agent.id, {
+      spendingLimits: { perTransactionLimit: 3_000 },
+      accountRestrictions: { accountRules: [{ accountId: c.account, perTransactionLimit: null }] },
+    });
     refused(await transferOut(agent, c, 3_001), 'perTransactionLimit');
     expect((await transferOut(agent, c, 3_000)).status).toBe(201);
   });
@@ -114,11 +131,20 @@ describe('spending limits', () => {
     const { p, c, agent } = await setup({ currency: 'USD', perTransactionLimit: 1_000_000 });
     const other = await customer(p, 0);
     // Only the customer's own accounts may be listed.
-    expectError(await p.api.patch(`/agents/${agent.id}/policy`, { accountRestrictions: { allowedAccountIds: [other.account] } }), 400, 'INVALID_INPUT');
+    expectError(
+      await p.api.patch(`/agents/${agent.id}/policy`, { accountRestrictions: { allowedAccountIds: [other.account] } }),
+      400,
+      'INVALID_INPUT',
+    );
     await setPolicy(p, agent.id, { accountRestrictions: { allowedAccountIds: [] } });
     const res = expectError(await transferOut(agent, c, 10), 403, 'FORBIDDEN');
     expect(res.body.details.accountId).toBe(c.account);
-    const quote = { source: { sourceType: 'ACCOUNT', accountId: c.account }, destination: { destinationType: 'ACCOUNT', accountId: c.external }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10 };
+    const quote = {
+      source: { sourceType: 'ACCOUNT', accountId: c.account },
+      destination: { destinationType: 'ACCOUNT', accountId: c.external },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10,
+    };
     expectError(await agent.api.post('/agents/me/quotes', quote), 403, 'FORBIDDEN');
     await setPolicy(p, agent.id, { accountRestrictions: { allowedAccountIds: [c.account] } });
     expect((await transferOut(agent, c, 10)).status).toBe(201);
@@ -127,7 +153,12 @@ describe('spending limits', () => {
 
   it('limits apply to quote executions by their total sending amount', async () => {
     const { c, agent } = await setup({ currency: 'USD', perTransactionLimit: 5_000 });
-    const body = (amount: number) => ({ source: { sourceType: 'ACCOUNT', accountId: c.account }, destination: { destinationType: 'ACCOUNT', accountId: c.external }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
+    const body = (amount: number) => ({
+      source: { sourceType: 'ACCOUNT', accountId: c.account },
+      destination: { destinationType: 'ACCOUNT', accountId: c.external },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: amount,
+    });
     const over = (await agent.api.post('/agents/me/quotes', body(5_001))).body;
     const at = (await agent.api.post('/agents/me/quotes', body(5_000))).body;
     refused(await agent.api.post(`/agents/me/quotes/${over.id}/execute`), 'perTransactionLimit');
@@ -135,6 +166,30 @@ describe('spending limits', () => {
     const ok = await agent.api.post(`/agents/me/quotes/${at.id}/execute`);
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.status).toBe('APPROVED');
+  });
+});
+
+describe('limits recast into another currency stay exact integers (hostile review, defect 8)', () => {
+  it('a limit that would pass 2^53−1 in the new currency is capped there', async () => {
+    const p = await srv.newPlatform();
+    const c = await customer(p, 0);
+    const created = await p.api.post('/agents', {
+      name: 'big limits',
+      customerId: c.customerId,
+      policy: policy({
+        spendingLimits: { currency: 'BTC', perTransactionLimit: 9_000_000_000_000_000, dailyLimit: 5_000_000_000_000_000 },
+      }),
+    });
+    expect(created.status, created.text).toBe(201);
+    // BTC satoshis to IDR cents multiply by about 10^5: far past 2^53−1.
+    const res = await p.api.patch(`/agents/${created.body.agent.id}/policy`, { spendingLimits: { currency: 'IDR' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.policy.spendingLimits).toMatchObject({
+      currency: 'IDR',
+      perTransactionLimit: Number.MAX_SAFE_INTEGER,
+      dailyLimit: Number.MAX_SAFE_INTEGER,
+    });
+    expect(JSON.parse(res.text).policy.spendingLimits.perTransactionLimit).toBe(Number.MAX_SAFE_INTEGER);
   });
 });
 

@@ -23,18 +23,31 @@ describe('POST /agents', () => {
     const c = await customer(p, 0);
     const pol = policy({
       spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 500_000, dailyTransactionLimit: 10, monthlyLimit: null },
-      accountRestrictions: { allowedAccountIds: [c.account], accountRules: [{ accountId: c.account, executionMode: 'APPROVAL_REQUIRED', perTransactionLimit: null }] },
+      accountRestrictions: {
+        allowedAccountIds: [c.account],
+        accountRules: [{ accountId: c.account, executionMode: 'APPROVAL_REQUIRED', perTransactionLimit: null }],
+      },
       approvalThresholds: { currency: 'USD', amount: 100_000 },
     });
     const res = await p.api.post('/agents', { name: 'Payroll Automation Agent', customerId: c.customerId, policy: pol });
     expect(res.status, res.text).toBe(201);
     const { agent, deviceCode } = res.body;
-    expect(agent).toMatchObject({ name: 'Payroll Automation Agent', customerId: c.customerId, isPaused: false, isConnected: false, policy: pol });
+    expect(agent).toMatchObject({
+      name: 'Payroll Automation Agent',
+      customerId: c.customerId,
+      isPaused: false,
+      isConnected: false,
+      policy: pol,
+    });
     expect(agent.id).toMatch(/^Agent:[0-9a-f-]{36}$/);
     expect(agent.usage).toMatchObject({ dailyTransactionCount: 0, dailySpend: 0, monthlySpend: 0 });
     const day = new Date(Date.parse(agent.createdAt));
-    expect(agent.usage.dailyResetDate).toBe(new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1)).toISOString().slice(0, 10));
-    expect(agent.usage.monthlyResetMonth).toBe(new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 1)).toISOString().slice(0, 7));
+    expect(agent.usage.dailyResetDate).toBe(
+      new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() + 1)).toISOString().slice(0, 10),
+    );
+    expect(agent.usage.monthlyResetMonth).toBe(
+      new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 1)).toISOString().slice(0, 7),
+    );
     expect(deviceCode).toMatchObject({ agentId: agent.id, redeemed: false });
     expect(deviceCode.code).toMatch(/^AGENT-[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
     expect(Date.parse(deviceCode.expiresAt) - Date.parse(agent.createdAt)).toBe(24 * 3600_000);
@@ -54,18 +67,50 @@ describe('POST /agents', () => {
     expect(fields(expectError(await post({ name: 'A', customerId: c.customerId }), 400, 'INVALID_INPUT'))).toContain('policy');
     expect(fields(expectError(await post({ ...ok, color: 'red' }), 400, 'INVALID_INPUT'))).toContain('color');
     expect(fields(expectError(await post({ ...ok, policy: { ...policy(), extra: 1 } }), 400, 'INVALID_INPUT'))).toContain('policy.extra');
-    expect(fields(expectError(await post({ ...ok, policy: policy({ permissions: ['FLY'] }) }), 400, 'INVALID_INPUT'))[0]).toMatch(/^policy\.permissions/);
-    expect(fields(expectError(await post({ ...ok, policy: policy({ defaultExecutionMode: 'SOMETIMES' }) }), 400, 'INVALID_INPUT'))).toContain('policy.defaultExecutionMode');
-    expect(fields(expectError(await post({ ...ok, policy: policy({ spendingLimits: { currency: 'USD' } }) }), 400, 'INVALID_INPUT'))).toContain('policy.spendingLimits.perTransactionLimit');
-    expect(fields(expectError(await post({ ...ok, policy: policy({ spendingLimits: { currency: 'USD', perTransactionLimit: -1 } }) }), 400, 'INVALID_INPUT'))).toContain('policy.spendingLimits.perTransactionLimit');
-    expectError(await post({ ...ok, policy: policy({ spendingLimits: { currency: 'XYZ', perTransactionLimit: 1 } }) }), 400, 'INVALID_CURRENCY');
-    expect(fields(expectError(await post({ ...ok, policy: policy({ approvalThresholds: { amount: 5 } }) }), 400, 'INVALID_INPUT'))).toEqual(['policy.approvalThresholds.currency']);
-    expect(fields(expectError(await post({ ...ok, policy: policy({ accountRestrictions: { allowedAccountIds: [other.account] } }) }), 400, 'INVALID_INPUT'))).toEqual([
-      'policy.accountRestrictions.allowedAccountIds.0',
-    ]);
-    expect(fields(expectError(await post({ ...ok, policy: policy({ accountRestrictions: { accountRules: [{ accountId: 'InternalAccount:nope' }] } }) }), 400, 'INVALID_INPUT'))).toEqual([
-      'policy.accountRestrictions.accountRules.0.accountId',
-    ]);
+    expect(fields(expectError(await post({ ...ok, policy: policy({ permissions: ['FLY'] }) }), 400, 'INVALID_INPUT'))[0]).toMatch(
+      /^policy\.permissions/,
+    );
+    expect(
+      fields(expectError(await post({ ...ok, policy: policy({ defaultExecutionMode: 'SOMETIMES' }) }), 400, 'INVALID_INPUT')),
+    ).toContain('policy.defaultExecutionMode');
+    expect(
+      fields(expectError(await post({ ...ok, policy: policy({ spendingLimits: { currency: 'USD' } }) }), 400, 'INVALID_INPUT')),
+    ).toContain('policy.spendingLimits.perTransactionLimit');
+    expect(
+      fields(
+        expectError(
+          await post({ ...ok, policy: policy({ spendingLimits: { currency: 'USD', perTransactionLimit: -1 } }) }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toContain('policy.spendingLimits.perTransactionLimit');
+    expectError(
+      await post({ ...ok, policy: policy({ spendingLimits: { currency: 'XYZ', perTransactionLimit: 1 } }) }),
+      400,
+      'INVALID_CURRENCY',
+    );
+    expect(fields(expectError(await post({ ...ok, policy: policy({ approvalThresholds: { amount: 5 } }) }), 400, 'INVALID_INPUT'))).toEqual(
+      ['policy.approvalThresholds.currency'],
+    );
+    expect(
+      fields(
+        expectError(
+          await post({ ...ok, policy: policy({ accountRestrictions: { allowedAccountIds: [other.account] } }) }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toEqual(['policy.accountRestrictions.allowedAccountIds.0']);
+    expect(
+      fields(
+        expectError(
+          await post({ ...ok, policy: policy({ accountRestrictions: { accountRules: [{ accountId: 'InternalAccount:nope' }] } }) }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toEqual(['policy.accountRestrictions.accountRules.0.accountId']);
     expectError(await post({ ...ok, customerId: 'Customer:019542f5-b3e7-7d02-8000-000000000001' }), 404, 'USER_NOT_FOUND');
     expectError(await srv.anon.post('/agents', ok), 401, 'UNAUTHORIZED');
     // Another platform's customer is unknown here.
@@ -85,7 +130,11 @@ describe('POST /agents', () => {
     expect(b.body).toEqual(a.body);
     expect(b.headers.get('idempotency-hit')).toBe('true');
     expect((await p.api.get('/agents')).body.totalCount).toBe(1);
-    expectError(await p.api.post('/agents', { ...body, name: 'Other' }, { headers: { 'Idempotency-Key': 'agent-create-1' } }), 409, 'CONFLICT');
+    expectError(
+      await p.api.post('/agents', { ...body, name: 'Other' }, { headers: { 'Idempotency-Key': 'agent-create-1' } }),
+      409,
+      'CONFLICT',
+    );
   });
 });
 
@@ -131,12 +180,12 @@ describe('GET /agents and /agents/{id}', () => {
 
     const q = await srv.newPlatform();
     expect((await q.api.get('/agents')).body.data).toEqual([]);
-    expectError(await q.api.get(`/agents/${a1.id}`), 404, 'NOT_FOUND');
-    expectError(await q.api.patch(`/agents/${a1.id}`, { name: 'mine' }), 404, 'NOT_FOUND');
-    expectError(await q.api.patch(`/agents/${a1.id}/policy`, { defaultExecutionMode: 'AUTO' }), 404, 'NOT_FOUND');
-    expectError(await q.api.delete(`/agents/${a1.id}`), 404, 'NOT_FOUND');
-    expectError(await q.api.post(`/agents/${a1.id}/device-codes`), 404, 'NOT_FOUND');
-    expectError(await p.api.get('/agents/Agent:019542f5-b3e7-7d02-8000-000000000001'), 404, 'NOT_FOUND');
+    expectError(await q.api.get(`/agents/${a1.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await q.api.patch(`/agents/${a1.id}`, { name: 'mine' }), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await q.api.patch(`/agents/${a1.id}/policy`, { defaultExecutionMode: 'AUTO' }), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await q.api.delete(`/agents/${a1.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await q.api.post(`/agents/${a1.id}/device-codes`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.get('/agents/Agent:019542f5-b3e7-7d02-8000-000000000001'), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.get(`/agents/${a1.id}`), 401, 'UNAUTHORIZED');
   });
 });
@@ -152,7 +201,9 @@ describe('PATCH /agents/{id} and /agents/{id}/policy, DELETE', () => {
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(agent.updatedAt));
     expect((await p.api.patch(`/agents/${agent.id}`, { isPaused: false })).body).toMatchObject({ name: 'Renamed', isPaused: false });
     expectError(await p.api.patch(`/agents/${agent.id}`, {}), 400, 'INVALID_INPUT');
-    expect(fields(expectError(await p.api.patch(`/agents/${agent.id}`, { customerId: c.customerId }), 400, 'INVALID_INPUT'))).toContain('customerId');
+    expect(fields(expectError(await p.api.patch(`/agents/${agent.id}`, { customerId: c.customerId }), 400, 'INVALID_INPUT'))).toContain(
+      'customerId',
+    );
     expect(fields(expectError(await p.api.patch(`/agents/${agent.id}`, { name: '' }), 400, 'INVALID_INPUT'))).toContain('name');
   });
 
@@ -163,35 +214,76 @@ describe('PATCH /agents/{id} and /agents/{id}/policy, DELETE', () => {
       p,
       c.customerId,
       policy({
-        spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 500_000, dailyTransactionLimit: 10, monthlyLimit: 5_000_000 },
+        spendingLimits: {
+          currency: 'USD',
+          perTransactionLimit: 50_000,
+          dailyLimit: 500_000,
+          dailyTransactionLimit: 10,
+          monthlyLimit: 5_000_000,
+        },
         approvalThresholds: { currency: 'USD', amount: 100_000 },
       }),
     );
-    const r1 = await p.api.patch(`/agents/${agent.id}/policy`, { permissions: ['VIEW_TRANSACTIONS'], spendingLimits: { dailyLimit: null, perTransactionLimit: 60_000 } });
+    const r1 = await p.api.patch(`/agents/${agent.id}/policy`, {
+      permissions: ['VIEW_TRANSACTIONS'],
+      spendingLimits: { dailyLimit: null, perTransactionLimit: 60_000 },
+    });
     expect(r1.status, r1.text).toBe(200);
     expect(r1.body.policy).toEqual({
       permissions: ['VIEW_TRANSACTIONS'],
       defaultExecutionMode: 'AUTO',
-      spendingLimits: { currency: 'USD', perTransactionLimit: 60_000, dailyLimit: null, dailyTransactionLimit: 10, monthlyLimit: 5_000_000 },
+      spendingLimits: {
+        currency: 'USD',
+        perTransactionLimit: 60_000,
+        dailyLimit: null,
+        dailyTransactionLimit: 10,
+        monthlyLimit: 5_000_000,
+      },
       approvalThresholds: { currency: 'USD', amount: 100_000 },
     });
-    const r2 = await p.api.patch(`/agents/${agent.id}/policy`, { approvalThresholds: { amount: null }, accountRestrictions: { allowedAccountIds: [c.account] }, defaultExecutionMode: 'APPROVAL_REQUIRED' });
-    expect(r2.body.policy).toMatchObject({ defaultExecutionMode: 'APPROVAL_REQUIRED', approvalThresholds: { currency: 'USD', amount: null }, accountRestrictions: { allowedAccountIds: [c.account] } });
+    const r2 = await p.api.patch(`/agents/${agent.id}/policy`, {
+      approvalThresholds: { amount: null },
+      accountRestrictions: { allowedAccountIds: [c.account] },
+      defaultExecutionMode: 'APPROVAL_REQUIRED',
+    });
+    expect(r2.body.policy).toMatchObject({
+      defaultExecutionMode: 'APPROVAL_REQUIRED',
+      approvalThresholds: { currency: 'USD', amount: null },
+      accountRestrictions: { allowedAccountIds: [c.account] },
+    });
     const r3 = await p.api.patch(`/agents/${agent.id}/policy`, { accountRestrictions: { allowedAccountIds: null } });
     expect(r3.body.policy.accountRestrictions).toEqual({ allowedAccountIds: null });
     // USD → USDC is pegged: 1 cent is 10,000 micro-USDC, so the recast is exact.
     const r4 = await p.api.patch(`/agents/${agent.id}/policy`, { spendingLimits: { currency: 'USDC', monthlyLimit: 7 } });
-    expect(r4.body.policy.spendingLimits).toEqual({ currency: 'USDC', perTransactionLimit: 600_000_000, dailyLimit: null, dailyTransactionLimit: 10, monthlyLimit: 7 });
+    expect(r4.body.policy.spendingLimits).toEqual({
+      currency: 'USDC',
+      perTransactionLimit: 600_000_000,
+      dailyLimit: null,
+      dailyTransactionLimit: 10,
+      monthlyLimit: 7,
+    });
     expect((await p.api.get(`/agents/${agent.id}`)).body.policy).toEqual(r4.body.policy);
 
     expectError(await p.api.patch(`/agents/${agent.id}/policy`, {}), 400, 'INVALID_INPUT');
-    expect(fields(expectError(await p.api.patch(`/agents/${agent.id}/policy`, { spendingLimits: { perTransactionLimit: null } }), 400, 'INVALID_INPUT'))).toContain(
-      'spendingLimits.perTransactionLimit',
-    );
-    expect(fields(expectError(await p.api.patch(`/agents/${agent.id}/policy`, { approvalThresholds: { currency: null } }), 400, 'INVALID_INPUT'))).toContain('approvalThresholds.currency');
+    expect(
+      fields(
+        expectError(
+          await p.api.patch(`/agents/${agent.id}/policy`, { spendingLimits: { perTransactionLimit: null } }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toContain('spendingLimits.perTransactionLimit');
+    expect(
+      fields(
+        expectError(await p.api.patch(`/agents/${agent.id}/policy`, { approvalThresholds: { currency: null } }), 400, 'INVALID_INPUT'),
+      ),
+    ).toContain('approvalThresholds.currency');
     expectError(await p.api.patch(`/agents/${agent.id}/policy`, { spendingLimits: { currency: 'ZZZ' } }), 400, 'INVALID_CURRENCY');
     const dup = { accountRestrictions: { accountRules: [{ accountId: c.account }, { accountId: c.account, executionMode: 'AUTO' }] } };
-    expect(fields(expectError(await p.api.patch(`/agents/${agent.id}/policy`, dup), 400, 'INVALID_INPUT'))).toEqual(['accountRestrictions.accountRules.1.accountId']);
+    expect(fields(expectError(await p.api.patch(`/agents/${agent.id}/policy`, dup), 400, 'INVALID_INPUT'))).toEqual([
+      'accountRestrictions.accountRules.1.accountId',
+    ]);
     // Nothing of the refused updates stuck.
     expect((await p.api.get(`/agents/${agent.id}`)).body.policy).toEqual(r4.body.policy);
   });
@@ -205,8 +297,8 @@ describe('PATCH /agents/{id} and /agents/{id}/policy, DELETE', () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expectError(await a.api.get('/agents/me'), 401, 'UNAUTHORIZED');
-    expectError(await p.api.get(`/agents/${a.id}`), 404, 'NOT_FOUND');
-    expectError(await p.api.delete(`/agents/${a.id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.get(`/agents/${a.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.delete(`/agents/${a.id}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await p.api.get('/agents')).body.data).toEqual([]);
     expect(await srv.app.ctx.db.selectFrom('agent_tokens').selectAll().where('agent_id', '=', a.id).execute()).toEqual([]);
   });
@@ -221,7 +313,10 @@ describe('install: device codes and redemption', () => {
     expect(status.status).toBe(200);
     expect(status.body).toEqual({ code: deviceCode.code, redeemed: false });
     // Typed by a person: case does not matter.
-    expect((await p.api.get(`/agents/device-codes/${deviceCode.code.toLowerCase()}/status`)).body).toEqual({ code: deviceCode.code, redeemed: false });
+    expect((await p.api.get(`/agents/device-codes/${deviceCode.code.toLowerCase()}/status`)).body).toEqual({
+      code: deviceCode.code,
+      redeemed: false,
+    });
 
     const redeemed = await srv.anon.post(`/agents/device-codes/${deviceCode.code}/redeem`);
     expect(redeemed.status, redeemed.text).toBe(200);
@@ -238,12 +333,14 @@ describe('install: device codes and redemption', () => {
 
     // Once only; unknown codes are 404; status needs the platform's own credentials.
     expectError(await srv.anon.post(`/agents/device-codes/${deviceCode.code}/redeem`), 400, 'INVALID_INPUT');
-    expectError(await srv.anon.post('/agents/device-codes/AGENT-AAAA-BBBB-CCCC/redeem'), 404, 'NOT_FOUND');
-    expectError(await p.api.get('/agents/device-codes/AGENT-AAAA-BBBB-CCCC/status'), 404, 'NOT_FOUND');
+    expectError(await srv.anon.post('/agents/device-codes/AGENT-AAAA-BBBB-CCCC/redeem'), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.get('/agents/device-codes/AGENT-AAAA-BBBB-CCCC/status'), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.get(`/agents/device-codes/${deviceCode.code}/status`), 401, 'UNAUTHORIZED');
     const q = await srv.newPlatform();
-    expectError(await q.api.get(`/agents/device-codes/${deviceCode.code}/status`), 404, 'NOT_FOUND');
-    expect(fields(expectError(await srv.anon.post(`/agents/device-codes/${deviceCode.code}/redeem`, { x: 1 }), 400, 'INVALID_INPUT'))).toContain('x');
+    expectError(await q.api.get(`/agents/device-codes/${deviceCode.code}/status`), 404, 'REFERENCE_NOT_FOUND');
+    expect(
+      fields(expectError(await srv.anon.post(`/agents/device-codes/${deviceCode.code}/redeem`, { x: 1 }), 400, 'INVALID_INPUT')),
+    ).toContain('x');
     // Connected: no new code.
     expectError(await p.api.post(`/agents/${agent.id}/device-codes`), 409, 'CONFLICT');
   });
@@ -281,8 +378,8 @@ describe('install: device codes and redemption', () => {
     const c = await customer(p, 0);
     const { agent, deviceCode } = await createAgent(p, c.customerId);
     expect((await p.api.delete(`/agents/${agent.id}`)).status).toBe(204);
-    expectError(await srv.anon.post(`/agents/device-codes/${deviceCode.code}/redeem`), 404, 'NOT_FOUND');
-    expectError(await p.api.get(`/agents/device-codes/${deviceCode.code}/status`), 404, 'NOT_FOUND');
+    expectError(await srv.anon.post(`/agents/device-codes/${deviceCode.code}/redeem`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.get(`/agents/device-codes/${deviceCode.code}/status`), 404, 'REFERENCE_NOT_FOUND');
   });
 });
 
@@ -320,6 +417,10 @@ describe('AgentAuth', () => {
     expectError(await a.api.get('/customers'), 401, 'UNAUTHORIZED');
     expectError(await a.api.get('/agents'), 401, 'UNAUTHORIZED');
     expectError(await a.api.get(`/agents/${a.id}`), 401, 'UNAUTHORIZED');
-    expectError(await a.api.post('/transfer-out', { source: { accountId: c.account }, destination: { accountId: c.external }, amount: 1 }), 401, 'UNAUTHORIZED');
+    expectError(
+      await a.api.post('/transfer-out', { source: { accountId: c.account }, destination: { accountId: c.external }, amount: 1 }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 });

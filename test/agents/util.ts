@@ -2,7 +2,8 @@
 import { expect } from 'vitest';
 import { Client } from '../helpers/http.ts';
 import type { PlatformHandle, TestServer } from '../helpers/server.ts';
-import { usAccountInfo, type Wire } from '../payments/util.ts';
+import { usAccountInfo, type Wire } from '../helpers/payments.ts';
+import { uniqueAccountNumber } from '../helpers/random.ts';
 
 export type { Wire };
 
@@ -51,8 +52,14 @@ export async function customer(p: PlatformHandle, funded = 100_000, extra: Recor
 }
 
 /** A USD bank account of the customer ending in `suffix` (the sandbox outcome selector). */
-export async function externalFor(p: PlatformHandle, customerId: string, suffix: string, currency = 'USD', accountInfo?: Record<string, unknown>): Promise<string> {
-  const info = accountInfo ?? { ...usAccountInfo(suffix), accountNumber: `${Math.floor(1e5 + Math.random() * 8e5)}${suffix}` };
+export async function externalFor(
+  p: PlatformHandle,
+  customerId: string,
+  suffix: string,
+  currency = 'USD',
+  accountInfo?: Record<string, unknown>,
+): Promise<string> {
+  const info = accountInfo ?? { ...usAccountInfo(suffix), accountNumber: uniqueAccountNumber(suffix) };
   const res = await p.api.post('/customers/external-accounts', { customerId, currency, accountInfo: info });
   expect(res.status, res.text).toBe(201);
   return res.body.id as string;
@@ -66,14 +73,24 @@ export interface AgentHandle {
   token: string;
 }
 
-export async function createAgent(p: PlatformHandle, customerId: string, pol: Record<string, unknown> = policy(), name = 'Test agent'): Promise<{ agent: Wire; deviceCode: Wire }> {
+export async function createAgent(
+  p: PlatformHandle,
+  customerId: string,
+  pol: Record<string, unknown> = policy(),
+  name = 'Test agent',
+): Promise<{ agent: Wire; deviceCode: Wire }> {
   const res = await p.api.post('/agents', { name, customerId, policy: pol });
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
 
 /** Creates an agent and redeems its device code: a connected agent with its own client. */
-export async function installAgent(srv: TestServer, p: PlatformHandle, customerId: string, pol: Record<string, unknown> = policy()): Promise<AgentHandle> {
+export async function installAgent(
+  srv: TestServer,
+  p: PlatformHandle,
+  customerId: string,
+  pol: Record<string, unknown> = policy(),
+): Promise<AgentHandle> {
   const created = await createAgent(p, customerId, pol);
   const redeemed = await srv.anon.post(`/agents/device-codes/${created.deviceCode.code}/redeem`);
   expect(redeemed.status, redeemed.text).toBe(200);
@@ -107,4 +124,8 @@ export async function platformNow(p: PlatformHandle): Promise<number> {
 }
 
 export const transferOut = (a: AgentHandle, c: CustomerSetup, amount: number, headers?: Record<string, string>) =>
-  a.api.post('/agents/me/transfer-out', { source: { accountId: c.account }, destination: { accountId: c.external }, amount }, headers ? { headers } : undefined);
+  a.api.post(
+    '/agents/me/transfer-out',
+    { source: { accountId: c.account }, destination: { accountId: c.external }, amount },
+    headers ? { headers } : undefined,
+  );

@@ -6,7 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type Res } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { addFirstEmailOtp, encryptOtp, keyPair, newWallet, otpLogin, signed, signedCall, stamp, walletSetup, walletWithSession } from './util.ts';
+import {
+  addFirstEmailOtp,
+  encryptOtp,
+  keyPair,
+  newWallet,
+  otpLogin,
+  signed,
+  signedCall,
+  stamp,
+  walletSetup,
+  walletWithSession,
+} from '../helpers/wallet-auth.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
@@ -36,7 +47,8 @@ describe('OTP bundles', () => {
     const { accountId } = await newWallet(p.api);
     const cred = await addFirstEmailOtp(p.api, accountId);
     const good = await encryptOtp(cred.bundle, '000000', keyPair());
-    const verify = (encryptedOtpBundle: string) => p.api.post(`/auth/credentials/${cred.id}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle });
+    const verify = (encryptedOtpBundle: string) =>
+      p.api.post(`/auth/credentials/${cred.id}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle });
 
     expect401(await verify(flip(good, 'ciphertext', 0)), /does not decrypt/);
     expect401(await verify(flip(good, 'ciphertext', Buffer.from(JSON.parse(good).ciphertext, 'hex').length - 1)), /does not decrypt/);
@@ -55,7 +67,11 @@ describe('OTP bundles', () => {
     const second = await p.api.post(`/auth/credentials/${cred.id}/challenge`, {});
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(second.body.otpEncryptionTargetBundle).not.toBe(first.body.otpEncryptionTargetBundle);
-    const verify = async (targetBundle: string) => p.api.post(`/auth/credentials/${cred.id}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(targetBundle, '000000', keyPair()) });
+    const verify = async (targetBundle: string) =>
+      p.api.post(`/auth/credentials/${cred.id}/verify`, {
+        type: 'EMAIL_OTP',
+        encryptedOtpBundle: await encryptOtp(targetBundle, '000000', keyPair()),
+      });
 
     // The creation bundle and the first challenge's are both superseded.
     expect401(await verify(cred.bundle), /does not decrypt/);
@@ -85,12 +101,22 @@ describe('DELETE /auth/credentials/{id} stamped by another wallet', () => {
 
     const ch = await p.api.delete(`/auth/credentials/${w.credentialId}`);
     expect(ch.status).toBe(202);
-    const res = expectError(await p.api.delete(`/auth/credentials/${w.credentialId}`, signed(await stamp(stranger.session.key, ch.body.payloadToSign), ch.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    const res = expectError(
+      await p.api.delete(
+        `/auth/credentials/${w.credentialId}`,
+        signed(await stamp(stranger.session.key, ch.body.payloadToSign), ch.body.requestId),
+      ),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     expect(res.body.reason).toMatch(/not an active session of this wallet/);
     expect((await p.api.get('/auth/credentials', { query: { accountId: w.accountId } })).body.data).toHaveLength(2);
 
     // The failed retry left the challenge pending.
-    const ok = await p.api.delete(`/auth/credentials/${w.credentialId}`, signed(await stamp(sms.key, ch.body.payloadToSign), ch.body.requestId));
+    const ok = await p.api.delete(
+      `/auth/credentials/${w.credentialId}`,
+      signed(await stamp(sms.key, ch.body.payloadToSign), ch.body.requestId),
+    );
     expect(ok.status, ok.text).toBe(204);
   });
 });

@@ -24,7 +24,7 @@ import {
   walletSetup,
   walletWithSession,
   type KeyPair,
-} from './util.ts';
+} from '../helpers/wallet-auth.ts';
 
 const CHALLENGE_MS = 5 * 60_000;
 const SESSION_MS = 15 * 60_000;
@@ -46,9 +46,19 @@ interface Passkey {
   auth: SoftwareAuthenticator;
 }
 
-function passkeyBody(accountId: string, auth: SoftwareAuthenticator, opts: { challenge?: string; nickname?: string; register?: RegisterOptions } = {}) {
+function passkeyBody(
+  accountId: string,
+  auth: SoftwareAuthenticator,
+  opts: { challenge?: string; nickname?: string; register?: RegisterOptions } = {},
+) {
   const challenge = opts.challenge ?? registrationChallenge();
-  return { type: 'PASSKEY', accountId, nickname: opts.nickname ?? 'Test passkey', challenge, attestation: auth.register(challenge, opts.register) };
+  return {
+    type: 'PASSKEY',
+    accountId,
+    nickname: opts.nickname ?? 'Test passkey',
+    challenge,
+    attestation: auth.register(challenge, opts.register),
+  };
 }
 
 /** A new wallet whose first credential is a passkey (201 directly). */
@@ -60,14 +70,22 @@ async function walletWithPasskey(api: Client): Promise<Passkey> {
   return { id: res.body.id, accountId, auth };
 }
 
-async function challenge(api: Client, pk: Passkey, clientPublicKey: string): Promise<{ challenge: string; requestId: string; expiresAt: string }> {
+async function challenge(
+  api: Client,
+  pk: Passkey,
+  clientPublicKey: string,
+): Promise<{ challenge: string; requestId: string; expiresAt: string }> {
   const res = await api.post(`/auth/credentials/${pk.id}/challenge`, { clientPublicKey });
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
 
 function verify(api: Client, pk: Pick<Passkey, 'id'>, assertion: unknown, requestId?: string): Promise<Res> {
-  return api.post(`/auth/credentials/${pk.id}/verify`, { type: 'PASSKEY', assertion }, requestId === undefined ? undefined : { headers: { 'request-id': requestId } });
+  return api.post(
+    `/auth/credentials/${pk.id}/verify`,
+    { type: 'PASSKEY', assertion },
+    requestId === undefined ? undefined : { headers: { 'request-id': requestId } },
+  );
 }
 
 /** Challenge + assertion + verify with a compressed client key: the session's key pair. */
@@ -116,14 +134,24 @@ describe('POST /auth/credentials (PASSKEY)', () => {
     const second = new SoftwareAuthenticator({ rpId: 'example.com', origin: 'https://app.example.com' });
     const body = passkeyBody(accountId, second, { nickname: 'Phone' });
     const { challenge: ch, result } = await signedCall((o) => p.api.post('/auth/credentials', body, o), session.key);
-    expect(ch.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String), type: 'PASSKEY' });
-    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2', parameters: { userId: accountId, authenticators: [{ authenticatorName: 'Phone', challenge: body.challenge }] } });
+    expect(ch.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+      type: 'PASSKEY',
+    });
+    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({
+      type: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+      parameters: { userId: accountId, authenticators: [{ authenticatorName: 'Phone', challenge: body.challenge }] },
+    });
     expect(result.status, result.text).toBe(201);
     expect(result.body).toMatchObject({ type: 'PASSKEY', accountId, credentialId: second.credentialId, nickname: 'Phone' });
     expect(result.body).not.toHaveProperty('otpEncryptionTargetBundle');
 
     const list = await p.api.get('/auth/credentials', { query: { accountId } });
-    expect(list.body.data.map((c: { credentialId: string }) => c.credentialId).sort()).toEqual([first.credentialId, second.credentialId].sort());
+    expect(list.body.data.map((c: { credentialId: string }) => c.credentialId).sort()).toEqual(
+      [first.credentialId, second.credentialId].sort(),
+    );
     // The second passkey is bound to its own origin and RP ID (a parent domain of the origin) and logs in.
     const viaSecond = await login(p.api, { id: result.body.id, accountId, auth: second });
     expect(viaSecond.id).toMatch(/^Session:/);
@@ -144,7 +172,11 @@ describe('POST /auth/credentials (PASSKEY)', () => {
     expect([chA.status, chB.status]).toEqual([202, 202]);
     const okA = await p.api.post('/auth/credentials', a, signed(await stamp(session.key, chA.body.payloadToSign), chA.body.requestId));
     expect(okA.status, okA.text).toBe(201);
-    expectError(await p.api.post('/auth/credentials', b, signed(await stamp(session.key, chB.body.payloadToSign), chB.body.requestId)), 400, 'PASSKEY_CREDENTIAL_ALREADY_EXISTS');
+    expectError(
+      await p.api.post('/auth/credentials', b, signed(await stamp(session.key, chB.body.payloadToSign), chB.body.requestId)),
+      400,
+      'PASSKEY_CREDENTIAL_ALREADY_EXISTS',
+    );
     const list = await p.api.get('/auth/credentials', { query: { accountId: pk.accountId } });
     expect(list.body.data).toHaveLength(2);
   });
@@ -155,7 +187,11 @@ describe('POST /auth/credentials (PASSKEY)', () => {
     const first = await p.api.post('/auth/credentials', passkeyBody(accountId, new SoftwareAuthenticator(), { challenge: challengeValue }));
     expect(first.status, first.text).toBe(201);
     const other = await newWallet(p.api);
-    expectFieldError(await p.api.post('/auth/credentials', passkeyBody(other.accountId, new SoftwareAuthenticator(), { challenge: challengeValue })), 'challenge', /already used/);
+    expectFieldError(
+      await p.api.post('/auth/credentials', passkeyBody(other.accountId, new SoftwareAuthenticator(), { challenge: challengeValue })),
+      'challenge',
+      /already used/,
+    );
     expect((await p.api.get('/auth/credentials', { query: { accountId: other.accountId } })).body).toEqual({ data: [] });
 
     // Two pending signed adds with one challenge (on two wallets): the second retry is refused.
@@ -167,9 +203,17 @@ describe('POST /auth/credentials (PASSKEY)', () => {
     const chA = await p.api.post('/auth/credentials', bodyA);
     const chB = await p.api.post('/auth/credentials', bodyB);
     expect([chA.status, chB.status]).toEqual([202, 202]);
-    const okA = await p.api.post('/auth/credentials', bodyA, signed(await stamp(a.session.key, chA.body.payloadToSign), chA.body.requestId));
+    const okA = await p.api.post(
+      '/auth/credentials',
+      bodyA,
+      signed(await stamp(a.session.key, chA.body.payloadToSign), chA.body.requestId),
+    );
     expect(okA.status, okA.text).toBe(201);
-    expectFieldError(await p.api.post('/auth/credentials', bodyB, signed(await stamp(b.session.key, chB.body.payloadToSign), chB.body.requestId)), 'challenge', /already used/);
+    expectFieldError(
+      await p.api.post('/auth/credentials', bodyB, signed(await stamp(b.session.key, chB.body.payloadToSign), chB.body.requestId)),
+      'challenge',
+      /already used/,
+    );
   });
 
   it("trims the nickname and takes 1–100 letters, digits, spaces and . _ - ' ( ); anything else is 400 naming nickname", async () => {
@@ -180,15 +224,24 @@ describe('POST /auth/credentials (PASSKEY)', () => {
       const res = await p.api.post('/auth/credentials', passkeyBody(accountId, auth, { challenge: challengeValue, nickname }));
       expectFieldError(res, 'nickname');
     }
-    expectFieldError(await p.api.post('/auth/credentials', passkeyBody(accountId, auth, { challenge: challengeValue, nickname: '' })), 'nickname');
+    expectFieldError(
+      await p.api.post('/auth/credentials', passkeyBody(accountId, auth, { challenge: challengeValue, nickname: '' })),
+      'nickname',
+    );
 
     // The refused attempts consumed nothing: the same challenge registers with a valid nickname.
-    const ok = await p.api.post('/auth/credentials', passkeyBody(accountId, auth, { challenge: challengeValue, nickname: "  Clé (iPhone) - d'Ana_1.0 ٣  " }));
+    const ok = await p.api.post(
+      '/auth/credentials',
+      passkeyBody(accountId, auth, { challenge: challengeValue, nickname: "  Clé (iPhone) - d'Ana_1.0 ٣  " }),
+    );
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.nickname).toBe("Clé (iPhone) - d'Ana_1.0 ٣");
 
     const long = await newWallet(p.api);
-    const hundred = await p.api.post('/auth/credentials', passkeyBody(long.accountId, new SoftwareAuthenticator(), { nickname: 'n'.repeat(100) }));
+    const hundred = await p.api.post(
+      '/auth/credentials',
+      passkeyBody(long.accountId, new SoftwareAuthenticator(), { nickname: 'n'.repeat(100) }),
+    );
     expect(hundred.status, hundred.text).toBe(201);
     expect(hundred.body.nickname).toHaveLength(100);
   });
@@ -207,7 +260,11 @@ describe('POST /auth/credentials (PASSKEY)', () => {
     // RP ID hash of a domain the origin does not belong to.
     expectFieldError(await attempt(auth.register(challengeValue, { rpId: 'evil.example.org' })), 'attestation', /RP ID/);
     // credentialId differs from the id in the authenticator data.
-    expectFieldError(await attempt(auth.register(challengeValue, { credentialIdOverride: randomBytes(32).toString('base64url') })), 'attestation', /credential/);
+    expectFieldError(
+      await attempt(auth.register(challengeValue, { credentialIdOverride: randomBytes(32).toString('base64url') })),
+      'attestation',
+      /credential/,
+    );
     // An assertion's clientData type.
     expectFieldError(await attempt(auth.register(challengeValue, { type: 'webauthn.get' })), 'attestation');
     // No user presence.
@@ -235,7 +292,9 @@ describe('POST /auth/credentials (PASSKEY)', () => {
 describe('configured WebAuthn origins and RP IDs (CORRIDOR_WEBAUTHN_ORIGINS / _RP_IDS)', () => {
   let restricted: TestServer;
   beforeAll(async () => {
-    restricted = await startServer({ env: { CORRIDOR_WEBAUTHN_ORIGINS: 'https://wallet.example.com', CORRIDOR_WEBAUTHN_RP_IDS: 'wallet.example.com' } });
+    restricted = await startServer({
+      env: { CORRIDOR_WEBAUTHN_ORIGINS: 'https://wallet.example.com', CORRIDOR_WEBAUTHN_RP_IDS: 'wallet.example.com' },
+    });
   });
   afterAll(async () => restricted?.close());
 
@@ -259,7 +318,13 @@ describe('POST /auth/credentials/{id}/challenge (PASSKEY)', () => {
     expectFieldError(await p.api.post(path, {}), 'clientPublicKey');
     expectFieldError(await p.api.post(path), 'clientPublicKey');
     const key = keyPair();
-    for (const bad of ['04abcd', `05${key.publicKey.slice(2)}`, `${key.publicKey}00`, `${key.publicKey.slice(0, 64)}zz`, key.publicKeyUncompressed.slice(0, 128)]) {
+    for (const bad of [
+      '04abcd',
+      `05${key.publicKey.slice(2)}`,
+      `${key.publicKey}00`,
+      `${key.publicKey.slice(0, 64)}zz`,
+      key.publicKeyUncompressed.slice(0, 128),
+    ]) {
       expectFieldError(await p.api.post(path, { clientPublicKey: bad }), 'clientPublicKey');
     }
     expectFieldError(await p.api.post(path, { clientPublicKey: key.publicKey, extra: true }), 'extra');
@@ -291,15 +356,27 @@ describe('POST /auth/credentials/{id}/challenge (PASSKEY)', () => {
   it("404 for an unknown or another platform's credential", async () => {
     const pk = await walletWithPasskey(p.api);
     const clientPublicKey = keyPair().publicKey;
-    expectError(await p.api.post('/auth/credentials/AuthMethod:00000000-0000-7000-8000-000000000000/challenge', { clientPublicKey }), 404, 'NOT_FOUND');
+    expectError(
+      await p.api.post('/auth/credentials/AuthMethod:00000000-0000-7000-8000-000000000000/challenge', { clientPublicKey }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
     const other = await srv.newPlatform();
-    expectError(await other.api.post(`/auth/credentials/${pk.id}/challenge`, { clientPublicKey }), 404, 'NOT_FOUND');
-    expectError(await other.api.post(`/auth/credentials/${pk.id}/verify`, { type: 'PASSKEY', assertion: pk.auth.assert('00') }, { headers: { 'request-id': 'Request:00000000-0000-7000-8000-000000000000' } }), 404, 'NOT_FOUND');
+    expectError(await other.api.post(`/auth/credentials/${pk.id}/challenge`, { clientPublicKey }), 404, 'REFERENCE_NOT_FOUND');
+    expectError(
+      await other.api.post(
+        `/auth/credentials/${pk.id}/verify`,
+        { type: 'PASSKEY', assertion: pk.auth.assert('00') },
+        { headers: { 'request-id': 'Request:00000000-0000-7000-8000-000000000000' } },
+      ),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
   });
 });
 
 describe('POST /auth/credentials/{id}/verify (PASSKEY)', () => {
-  it('compressed clientPublicKey: 200 AuthSession without encryptedSessionSigningKey; the client key stamps a signed op', async () => {
+  it('compressed clientPublicKey: 200 AuthSession with encryptedSessionSigningKey (spec §2); the decrypted key and the client key both stamp for the session', async () => {
     const pk = await walletWithPasskey(p.api);
     const client = keyPair();
     const ch = await challenge(p.api, pk, client.publicKey);
@@ -314,6 +391,7 @@ describe('POST /auth/credentials/{id}/verify (PASSKEY)', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       expiresAt: expect.any(String),
+      encryptedSessionSigningKey: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]+$/),
     });
     expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(SESSION_MS);
     const sessions = await p.api.get('/auth/sessions', { query: { accountId: pk.accountId } });
@@ -322,6 +400,11 @@ describe('POST /auth/credentials/{id}/verify (PASSKEY)', () => {
     const patched = await patchSignedBy(p.api, pk.accountId, client);
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.privateEnabled).toBe(true);
+    // The session key sealed to the client's key signs too (either key mode works).
+    const sessionKey = keyFromPrivate(openSessionKey(res.body.encryptedSessionSigningKey, client));
+    expect(sessionKey.publicKey).not.toBe(client.publicKey);
+    const again = await patchSignedBy(p.api, pk.accountId, sessionKey);
+    expect(again.status, again.text).toBe(200);
   });
 
   it('uncompressed clientPublicKey: encryptedSessionSigningKey opens with decryptCredentialBundle and the decrypted key stamps a signed op', async () => {
@@ -335,9 +418,14 @@ describe('POST /auth/credentials/{id}/verify (PASSKEY)', () => {
     expect(sessionKey.publicKey).not.toBe(client.publicKey);
 
     // The key it was sealed to is not the session key; the decrypted one is.
-    const update = (o?: { headers: Record<string, string> }) => p.api.patch(`/internal-accounts/${pk.accountId}`, { privateEnabled: true }, o);
+    const update = (o?: { headers: Record<string, string> }) =>
+      p.api.patch(`/internal-accounts/${pk.accountId}`, { privateEnabled: true }, o);
     const byClient = await update();
-    expectError(await update(signed(await stamp(client, byClient.body.payloadToSign), byClient.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await update(signed(await stamp(client, byClient.body.payloadToSign), byClient.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     const patched = await patchSignedBy(p.api, pk.accountId, sessionKey);
     expect(patched.status, patched.text).toBe(200);
     const list = await p.api.get('/auth/sessions', { query: { accountId: pk.accountId } });
@@ -421,7 +509,10 @@ describe('POST /auth/credentials/{id}/verify (PASSKEY)', () => {
     await walletSetup(prod);
     const prodPk = await walletWithPasskey(prod.api);
     const prodCh = await challenge(prod.api, prodPk, keyPair().publicKey);
-    expect401(await verify(prod.api, prodPk, { ...prodPk.auth.assert(prodCh.challenge), signature: LEGACY_SIGNATURE }, prodCh.requestId), /malformed/);
+    expect401(
+      await verify(prod.api, prodPk, { ...prodPk.auth.assert(prodCh.challenge), signature: LEGACY_SIGNATURE }, prodCh.requestId),
+      /malformed/,
+    );
     expect((await prod.api.get('/auth/sessions', { query: { accountId: prodPk.accountId } })).body).toEqual({ data: [] });
     // Production runs the real ceremony: a real assertion on the same challenge logs in.
     const ok = await verify(prod.api, prodPk, prodPk.auth.assert(prodCh.challenge), prodCh.requestId);
@@ -431,10 +522,17 @@ describe('POST /auth/credentials/{id}/verify (PASSKEY)', () => {
   it('400 for a verify body of another type and for a malformed assertion', async () => {
     const pk = await walletWithPasskey(p.api);
     const ch = await challenge(p.api, pk, keyPair().publicKey);
-    const typed = await p.api.post(`/auth/credentials/${pk.id}/verify`, { type: 'OAUTH', oidcToken: 'a.b.c', clientPublicKey: keyPair().publicKey }, { headers: { 'request-id': ch.requestId } });
+    const typed = await p.api.post(
+      `/auth/credentials/${pk.id}/verify`,
+      { type: 'OAUTH', oidcToken: 'a.b.c', clientPublicKey: keyPair().publicKey },
+      { headers: { 'request-id': ch.requestId } },
+    );
     expectFieldError(typed, 'type');
     const assertion = pk.auth.assert(ch.challenge);
-    expectFieldError(await verify(p.api, pk, { ...assertion, authenticatorData: 'not base64url!' }, ch.requestId), 'assertion.authenticatorData');
+    expectFieldError(
+      await verify(p.api, pk, { ...assertion, authenticatorData: 'not base64url!' }, ch.requestId),
+      'assertion.authenticatorData',
+    );
     expectFieldError(await verify(p.api, pk, { ...assertion, extra: 1 }, ch.requestId), 'assertion.extra');
     const ok = await verify(p.api, pk, assertion, ch.requestId);
     expect(ok.status, ok.text).toBe(200);

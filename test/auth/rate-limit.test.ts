@@ -2,16 +2,27 @@
  * Per-credential rate limits over HTTP (facts-auth §3.4–3.5, docs/decisions.md): 5 challenges a
  * minute and 5 failed verifications per 15 minutes → 429 RATE_LIMITED with `Retry-After`.
  *
- * The limits run on the server's system clock, not the platform's sandbox clock. The server here
- * gets an injected clock (real time plus a test-controlled offset) so a window can pass without
- * sleeping; the sandbox clock advance, which only shifts one platform's offset, must not lift them.
+ * The challenge limit runs on the server's system clock; the failed-verify lockout runs on a sandbox
+ * platform's clock (issue #21 item 6), so `POST /sandbox/clock/advance` lifts it, and on the system
+ * clock on a PRODUCTION platform. The server here gets an injected clock (real time plus a
+ * test-controlled offset) so a window can pass without sleeping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/deps.ts';
 import { expectError, type Client, type Res } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { SoftwareAuthenticator } from '../helpers/webauthn.ts';
-import { addFirstEmailOtp, advanceClock, encryptOtp, keyPair, newWallet, otpLogin, passkeyLogin, signedCall, walletSetup } from './util.ts';
+import {
+  addFirstEmailOtp,
+  advanceClock,
+  encryptOtp,
+  keyPair,
+  newWallet,
+  otpLogin,
+  passkeyLogin,
+  registerPasskey,
+  signedCall,
+  walletSetup,
+} from '../helpers/wallet-auth.ts';
 
 const CHALLENGES_PER_MINUTE = 5;
 const FAILED_VERIFIES = 5;
@@ -48,7 +59,10 @@ function expectRateLimited(res: Res, maxSeconds: number): number {
 }
 
 async function wrongOtp(api: Client, credentialId: string, bundle: string): Promise<Res> {
-  return api.post(`/auth/credentials/${credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, '123456', keyPair()) });
+  return api.post(`/auth/credentials/${credentialId}/verify`, {
+    type: 'EMAIL_OTP',
+    encryptedOtpBundle: await encryptOtp(bundle, '123456', keyPair()),
+  });
 }
 
 describe('challenge rate limit (5 a minute per credential)', () => {
@@ -126,7 +140,10 @@ describe('failed-verify rate limit (5 per 15 minutes per credential)', () => {
       expectError(res, 401, 'UNAUTHORIZED');
       expect(res.body.reason).toBe('Invalid OTP code');
     }
-    const right = await p.api.post(`/auth/credentials/${email.id}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(bundle, '000000', keyPair()) });
+    const right = await p.api.post(`/auth/credentials/${email.id}/verify`, {
+      type: 'EMAIL_OTP',
+      encryptedOtpBundle: await encryptOtp(bundle, '000000', keyPair()),
+    });
     const retryAfter = expectRateLimited(right, 15 * 60);
     expect(retryAfter).toBeGreaterThan(14 * 60);
     expect(right.body.message).toMatch(/failed verifications/);
@@ -136,31 +153,61 @@ describe('failed-verify rate limit (5 per 15 minutes per credential)', () => {
     await otpLogin(p.api, otherEmail.id);
   });
 
-  it('uses the system clock: a sandbox clock advance does not lift it, 15 minutes passing does', async () => {
+  it('follows the sandbox platform clock: a sandbox clock advance past the lockout lifts it', async () => {
     const q = await srv.newPlatform();
     await walletSetup(q);
     const { accountId } = await newWallet(q.api);
     const email = await addFirstEmailOtp(q.api, accountId);
     for (let i = 1; i <= FAILED_VERIFIES; i++) expectError(await wrongOtp(q.api, email.id, email.bundle), 401, 'UNAUTHORIZED');
-    expectRateLimited(await wrongOtp(q.api, email.id, email.bundle), 15 * 60);
+    expect(expectRateLimited(await wrongOtp(q.api, email.id, email.bundle), 15 * 60)).toBeGreaterThan(14 * 60);
 
-    await advanceClock(q.api, 24 * 3600);
-    expectRateLimited(await wrongOtp(q.api, email.id, email.bundle), 15 * 60);
+    // Ten minutes on the platform clock: still locked, with about five minutes left.
+    await advanceClock(q.api, 10 * 60);
+    const left = expectRateLimited(await wrongOtp(q.api, email.id, email.bundle), 5 * 60);
+    expect(left).toBeGreaterThan(4 * 60);
 
-    skewMs += 15 * 60_000 + 1000;
+    // Past the lockout on the platform clock (no system time passes): the right code logs in.
+    await advanceClock(q.api, 5 * 60 + 1);
     const session = await otpLogin(q.api, email.id);
     expect(session.id).toMatch(/^Session:/);
   });
 
+  it('uses the system clock on a production platform: 15 minutes passing lifts it', async () => {
+    const prod = await srv.newPlatform({ environment: 'PRODUCTION' });
+    const { accountId } = await walletSetup(prod);
+    const { authenticator, credentialId } = await registerPasskey(prod.api, accountId);
+    const challenge = async () => {
+      const ch = await prod.api.post(`/auth/credentials/${credentialId}/challenge`, { clientPublicKey: keyPair().publicKey });
+      expect(ch.status, ch.text).toBe(200);
+      return ch.body as { challenge: string; requestId: string };
+    };
+    const verify = (ch: { challenge: string; requestId: string }, origin?: string) =>
+      prod.api.post(
+        `/auth/credentials/${credentialId}/verify`,
+        { type: 'PASSKEY', assertion: authenticator.assert(ch.challenge, origin ? { origin } : {}) },
+        { headers: { 'request-id': ch.requestId } },
+      );
+    const first = await challenge();
+    for (let i = 1; i <= FAILED_VERIFIES; i++) expectError(await verify(first, 'https://evil.example.com'), 401, 'UNAUTHORIZED');
+    expectRateLimited(await verify(first), 15 * 60);
+
+    skewMs += 15 * 60_000 + 1000;
+    const res = await verify(await challenge());
+    expect(res.status, res.text).toBe(200);
+  });
+
   it('failed passkey verifies count toward the same limit', async () => {
     const { accountId } = await newWallet(p.api);
-    const authenticator = new SoftwareAuthenticator();
-    const challenge = Buffer.from(`registration-${Date.now()}`).toString('base64url');
-    const reg = await p.api.post('/auth/credentials', { type: 'PASSKEY', accountId, nickname: 'Key', challenge, attestation: authenticator.register(challenge) });
-    expect(reg.status, reg.text).toBe(201);
-    const ch = await p.api.post(`/auth/credentials/${reg.body.id}/challenge`, { clientPublicKey: keyPair().publicKey });
-    const verify = (assertion: unknown) => p.api.post(`/auth/credentials/${reg.body.id}/verify`, { type: 'PASSKEY', assertion }, { headers: { 'request-id': ch.body.requestId } });
-    for (let i = 1; i <= FAILED_VERIFIES; i++) expectError(await verify(authenticator.assert(ch.body.challenge, { origin: 'https://evil.example.com' })), 401, 'UNAUTHORIZED');
+    const { authenticator, credentialId } = await registerPasskey(p.api, accountId);
+    const ch = await p.api.post(`/auth/credentials/${credentialId}/challenge`, { clientPublicKey: keyPair().publicKey });
+    const verify = (assertion: unknown) =>
+      p.api.post(
+        `/auth/credentials/${credentialId}/verify`,
+        { type: 'PASSKEY', assertion },
+        { headers: { 'request-id': ch.body.requestId } },
+      );
+    for (let i = 1; i <= FAILED_VERIFIES; i++)
+      expectError(await verify(authenticator.assert(ch.body.challenge, { origin: 'https://evil.example.com' })), 401, 'UNAUTHORIZED');
     expectRateLimited(await verify(authenticator.assert(ch.body.challenge)), 15 * 60);
   });
 });

@@ -18,7 +18,7 @@ import {
   walletSetup,
   walletWithSession,
   type KeyPair,
-} from './util.ts';
+} from '../helpers/wallet-auth.ts';
 
 const SESSION_MS = 15 * 60_000;
 const CHALLENGE_MS = 5 * 60_000;
@@ -86,7 +86,9 @@ describe('GET /auth/sessions', () => {
     const w = await walletWithSession(p.api);
     const other = await srv.newPlatform();
     expect((await other.api.get('/auth/sessions', { query: { accountId: w.accountId } })).body).toEqual({ data: [] });
-    expect((await p.api.get('/auth/sessions', { query: { accountId: 'InternalAccount:00000000-0000-7000-8000-000000000000' } })).body).toEqual({ data: [] });
+    expect(
+      (await p.api.get('/auth/sessions', { query: { accountId: 'InternalAccount:00000000-0000-7000-8000-000000000000' } })).body,
+    ).toEqual({ data: [] });
 
     const missing = expectError(await p.api.get('/auth/sessions'), 400, 'INVALID_INPUT');
     expect(missing.body.details.errors[0].field).toBe('accountId');
@@ -105,20 +107,39 @@ describe('DELETE /auth/sessions/{id}', () => {
 
     const ch = await p.api.delete(`/auth/sessions/${sms.id}`);
     expect(ch.status).toBe(202);
-    expect(ch.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String), type: 'SMS_OTP' });
+    expect(ch.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+      type: 'SMS_OTP',
+    });
     const now = Date.parse((await p.api.get('/sandbox/clock')).body.now);
     expect(Date.parse(ch.body.expiresAt) - now).toBeGreaterThan(CHALLENGE_MS - 60_000);
     expect(Date.parse(ch.body.expiresAt) - now).toBeLessThanOrEqual(CHALLENGE_MS);
-    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_DELETE_API_KEYS', parameters: { apiKeyIds: [sms.id], userId: w.accountId }, requestId: ch.body.requestId });
+    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({
+      type: 'ACTIVITY_TYPE_DELETE_API_KEYS',
+      parameters: { apiKeyIds: [sms.id], userId: w.accountId },
+      requestId: ch.body.requestId,
+    });
 
-    const done = await p.api.delete(`/auth/sessions/${sms.id}`, signed(await stamp(w.session.key, ch.body.payloadToSign), ch.body.requestId));
+    const done = await p.api.delete(
+      `/auth/sessions/${sms.id}`,
+      signed(await stamp(w.session.key, ch.body.payloadToSign), ch.body.requestId),
+    );
     expect(done.status, done.text).toBe(204);
     expect(done.text).toBe('');
     expect(await sessionIds(p.api, w.accountId)).toEqual([w.session.id]);
 
     // The revoked session's key signs nothing any more; its credential still logs in.
     const byRevoked = await p.api.delete(`/auth/sessions/${w.session.id}`);
-    expectError(await p.api.delete(`/auth/sessions/${w.session.id}`, signed(await stamp(sms.key, byRevoked.body.payloadToSign), byRevoked.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await p.api.delete(
+        `/auth/sessions/${w.session.id}`,
+        signed(await stamp(sms.key, byRevoked.body.payloadToSign), byRevoked.body.requestId),
+      ),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     const creds = await p.api.get('/auth/credentials', { query: { accountId: w.accountId } });
     expect(creds.body.data.map((c: { type: string }) => c.type).sort()).toEqual(['EMAIL_OTP', 'SMS_OTP']);
     const again = await otpLogin(p.api, add.result.body.id, 'SMS_OTP');
@@ -142,21 +163,28 @@ describe('DELETE /auth/sessions/{id}', () => {
     expect(result.status, result.text).toBe(204);
     expect(await sessionIds(p.api, w.accountId)).toEqual([]);
     // Replaying the consumed challenge, or starting over: the session is no longer active.
-    expectError(await p.api.delete(`/auth/sessions/${w.session.id}`, signed(await stamp(w.session.key, challenge.body.payloadToSign), challenge.body.requestId)), 404, 'NOT_FOUND');
-    expectError(await p.api.delete(`/auth/sessions/${w.session.id}`), 404, 'NOT_FOUND');
+    expectError(
+      await p.api.delete(
+        `/auth/sessions/${w.session.id}`,
+        signed(await stamp(w.session.key, challenge.body.payloadToSign), challenge.body.requestId),
+      ),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(await p.api.delete(`/auth/sessions/${w.session.id}`), 404, 'REFERENCE_NOT_FOUND');
   });
 
   it("404 for an unknown, an expired and another platform's session", async () => {
-    expectError(await p.api.delete(`/auth/sessions/${UNKNOWN_SESSION}`), 404, 'NOT_FOUND');
+    expectError(await p.api.delete(`/auth/sessions/${UNKNOWN_SESSION}`), 404, 'REFERENCE_NOT_FOUND');
     const w = await walletWithSession(p.api);
     const other = await srv.newPlatform();
-    expectError(await other.api.delete(`/auth/sessions/${w.session.id}`), 404, 'NOT_FOUND');
-    expectError(await p.api.delete('/auth/sessions/not-a-session-id'), 404, 'NOT_FOUND');
+    expectError(await other.api.delete(`/auth/sessions/${w.session.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.delete('/auth/sessions/not-a-session-id'), 404, 'REFERENCE_NOT_FOUND');
 
     const q = await freshPlatform();
     const expiring = await walletWithSession(q.api);
     await advanceClock(q.api, SESSION_MS / 1000 + 1);
-    expectError(await q.api.delete(`/auth/sessions/${expiring.session.id}`), 404, 'NOT_FOUND');
+    expectError(await q.api.delete(`/auth/sessions/${expiring.session.id}`), 404, 'REFERENCE_NOT_FOUND');
   });
 
   it("401 for another wallet's stamp, a Request-Id of another challenge, a consumed Request-Id and an expired challenge", async () => {
@@ -169,7 +197,11 @@ describe('DELETE /auth/sessions/{id}', () => {
     const ch = await q.api.delete(target);
     expect(ch.status).toBe(202);
     const good = await stamp(a2.key, ch.body.payloadToSign);
-    expectError(await q.api.delete(target, signed(await stamp(b.session.key, ch.body.payloadToSign), ch.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await q.api.delete(target, signed(await stamp(b.session.key, ch.body.payloadToSign), ch.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     expectError(await q.api.delete(target, { headers: { 'service-wallet-signature': good } }), 401, 'REQUEST_ID_MISSING');
     expectError(await q.api.delete(target, { headers: { 'request-id': ch.body.requestId } }), 401, 'WALLET_SIGNATURE_MISSING');
 
@@ -181,14 +213,25 @@ describe('DELETE /auth/sessions/{id}', () => {
     expectError(await q.api.delete(target, signed(good, newer.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
 
     // A consumed Request-Id (a2's revocation, signed by a itself) cannot be used again.
-    const consumed = await q.api.delete(`/auth/sessions/${a2.id}`, signed(await stamp(a.session.key, forA2.body.payloadToSign), forA2.body.requestId));
+    const consumed = await q.api.delete(
+      `/auth/sessions/${a2.id}`,
+      signed(await stamp(a.session.key, forA2.body.payloadToSign), forA2.body.requestId),
+    );
     expect(consumed.status, consumed.text).toBe(204);
-    expectError(await q.api.delete(target, signed(await stamp(a.session.key, forA2.body.payloadToSign), forA2.body.requestId)), 401, 'UNAUTHORIZED');
+    expectError(
+      await q.api.delete(target, signed(await stamp(a.session.key, forA2.body.payloadToSign), forA2.body.requestId)),
+      401,
+      'UNAUTHORIZED',
+    );
 
     // A challenge lives 5 minutes on the platform clock.
     const late = await q.api.delete(target);
     await advanceClock(q.api, CHALLENGE_MS / 1000 + 1);
-    const expired = expectError(await q.api.delete(target, signed(await stamp(a.session.key, late.body.payloadToSign), late.body.requestId)), 401, 'UNAUTHORIZED');
+    const expired = expectError(
+      await q.api.delete(target, signed(await stamp(a.session.key, late.body.payloadToSign), late.body.requestId)),
+      401,
+      'UNAUTHORIZED',
+    );
     expect(expired.body.reason).toMatch(/expired/);
 
     expect(await sessionIds(q.api, a.accountId)).toEqual([a.session.id]);
@@ -202,10 +245,21 @@ describe('POST /auth/sessions/{id}/refresh', () => {
     const body = { clientPublicKey: next.publicKey };
     const ch = await p.api.post(`/auth/sessions/${w.session.id}/refresh`, body);
     expect(ch.status).toBe(202);
-    expect(ch.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
-    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2', parameters: { targetPublicKey: next.publicKey } });
+    expect(ch.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
+    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({
+      type: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2',
+      parameters: { targetPublicKey: next.publicKey },
+    });
 
-    const res = await p.api.post(`/auth/sessions/${w.session.id}/refresh`, body, signed(await stamp(w.session.key, ch.body.payloadToSign), ch.body.requestId));
+    const res = await p.api.post(
+      `/auth/sessions/${w.session.id}/refresh`,
+      body,
+      signed(await stamp(w.session.key, ch.body.payloadToSign), ch.body.requestId),
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^Session:/),
@@ -223,7 +277,11 @@ describe('POST /auth/sessions/{id}/refresh', () => {
     // The old session is over: its key no longer signs, and it cannot be refreshed again.
     const update = privacyUpdate(p.api, w.accountId, true);
     const old = await update();
-    expectError(await update(signed(await stamp(w.session.key, old.body.payloadToSign), old.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await update(signed(await stamp(w.session.key, old.body.payloadToSign), old.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     expectError(await p.api.post(`/auth/sessions/${w.session.id}/refresh`, { clientPublicKey: keyPair().publicKey }), 401, 'UNAUTHORIZED');
     // The client's own key is the new session key.
     const ok = await signedCall(update, next);
@@ -234,7 +292,10 @@ describe('POST /auth/sessions/{id}/refresh', () => {
   it('legacy: an uncompressed clientPublicKey gets encryptedSessionSigningKey, which decryptCredentialBundle opens into a working key', async () => {
     const w = await walletWithSession(p.api);
     const client = keyPair();
-    const { result } = await signedCall((o) => p.api.post(`/auth/sessions/${w.session.id}/refresh`, { clientPublicKey: client.publicKeyUncompressed }, o), w.session.key);
+    const { result } = await signedCall(
+      (o) => p.api.post(`/auth/sessions/${w.session.id}/refresh`, { clientPublicKey: client.publicKeyUncompressed }, o),
+      w.session.key,
+    );
     expect(result.status, result.text).toBe(201);
     expect(result.body.encryptedSessionSigningKey).toMatch(/^[1-9A-HJ-NP-Za-km-z]+$/);
     const sessionKey: KeyPair = keyFromPrivate(openSessionKey(result.body.encryptedSessionSigningKey, client));
@@ -250,7 +311,11 @@ describe('POST /auth/sessions/{id}/refresh', () => {
     // The decrypted key signs; the encryption key it was sealed to does not.
     const update = privacyUpdate(p.api, w.accountId, true);
     const byClient = await update();
-    expectError(await update(signed(await stamp(client, byClient.body.payloadToSign), byClient.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await update(signed(await stamp(client, byClient.body.payloadToSign), byClient.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     const ok = await signedCall(update, sessionKey);
     expect(ok.result.status, ok.result.text).toBe(200);
   });
@@ -262,11 +327,31 @@ describe('POST /auth/sessions/{id}/refresh', () => {
     const path = `/auth/sessions/${w.session.id}/refresh`;
     const ch = await p.api.post(path, { clientPublicKey: k1.publicKey });
     const st = await stamp(w.session.key, ch.body.payloadToSign);
-    expectError(await p.api.post(path, { clientPublicKey: keyPair().publicKey }, signed(st, ch.body.requestId)), 401, 'WALLET_SIGNATURE_BODY_MISMATCH');
-    expectError(await p.api.post(path, { clientPublicKey: k1.publicKeyUncompressed }, signed(st, ch.body.requestId)), 401, 'WALLET_SIGNATURE_BODY_MISMATCH');
-    expectError(await p.api.post(path, { clientPublicKey: k1.publicKey }, signed(await stamp(sibling.key, ch.body.payloadToSign), ch.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await p.api.post(path, { clientPublicKey: keyPair().publicKey }, signed(st, ch.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_BODY_MISMATCH',
+    );
+    expectError(
+      await p.api.post(path, { clientPublicKey: k1.publicKeyUncompressed }, signed(st, ch.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_BODY_MISMATCH',
+    );
+    expectError(
+      await p.api.post(path, { clientPublicKey: k1.publicKey }, signed(await stamp(sibling.key, ch.body.payloadToSign), ch.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
     const other = await walletWithSession(p.api);
-    expectError(await p.api.post(path, { clientPublicKey: k1.publicKey }, signed(await stamp(other.session.key, ch.body.payloadToSign), ch.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await p.api.post(
+        path,
+        { clientPublicKey: k1.publicKey },
+        signed(await stamp(other.session.key, ch.body.payloadToSign), ch.body.requestId),
+      ),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
 
     const ok = await p.api.post(path, { clientPublicKey: k1.publicKey }, signed(st, ch.body.requestId));
     expect(ok.status, ok.text).toBe(201);
@@ -281,22 +366,30 @@ describe('POST /auth/sessions/{id}/refresh', () => {
     const between = await walletWithSession(q.api);
     await advanceClock(q.api, 101);
     // `before` is 901 s old.
-    expectError(await q.api.post(`/auth/sessions/${before.session.id}/refresh`, { clientPublicKey: keyPair().publicKey }), 401, 'UNAUTHORIZED');
+    expectError(
+      await q.api.post(`/auth/sessions/${before.session.id}/refresh`, { clientPublicKey: keyPair().publicKey }),
+      401,
+      'UNAUTHORIZED',
+    );
 
     const k = keyPair();
     const ch = await q.api.post(`/auth/sessions/${between.session.id}/refresh`, { clientPublicKey: k.publicKey });
     expect(ch.status).toBe(202);
     await advanceClock(q.api, 800); // the session (901 s) ends before the challenge would
-    const res = await q.api.post(`/auth/sessions/${between.session.id}/refresh`, { clientPublicKey: k.publicKey }, signed(await stamp(between.session.key, ch.body.payloadToSign), ch.body.requestId));
+    const res = await q.api.post(
+      `/auth/sessions/${between.session.id}/refresh`,
+      { clientPublicKey: k.publicKey },
+      signed(await stamp(between.session.key, ch.body.payloadToSign), ch.body.requestId),
+    );
     expectError(res, 401, 'UNAUTHORIZED');
   });
 
   it("404 for an unknown or another platform's session; 400 for a malformed, missing or extra field", async () => {
     const w = await walletWithSession(p.api);
     const key = keyPair().publicKey;
-    expectError(await p.api.post(`/auth/sessions/${UNKNOWN_SESSION}/refresh`, { clientPublicKey: key }), 404, 'NOT_FOUND');
+    expectError(await p.api.post(`/auth/sessions/${UNKNOWN_SESSION}/refresh`, { clientPublicKey: key }), 404, 'REFERENCE_NOT_FOUND');
     const other = await srv.newPlatform();
-    expectError(await other.api.post(`/auth/sessions/${w.session.id}/refresh`, { clientPublicKey: key }), 404, 'NOT_FOUND');
+    expectError(await other.api.post(`/auth/sessions/${w.session.id}/refresh`, { clientPublicKey: key }), 404, 'REFERENCE_NOT_FOUND');
 
     const path = `/auth/sessions/${w.session.id}/refresh`;
     for (const bad of [{ clientPublicKey: '04abcd' }, { clientPublicKey: `05${key.slice(2)}` }, {}, { clientPublicKey: key, extra: 1 }]) {

@@ -10,7 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openExportBundle } from '../../src/wallet/crypto/bundle.ts';
 import { expectError, type Client } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { addFirstEmailOtp, encryptOtp, keyPair, newWallet, passkeyLogin, signed, signedCall, stamp, walletSetup, walletWithSession, type KeyPair } from './util.ts';
+import {
+  addFirstEmailOtp,
+  encryptOtp,
+  keyPair,
+  newWallet,
+  passkeyLogin,
+  signed,
+  signedCall,
+  stamp,
+  walletSetup,
+  walletWithSession,
+  type KeyPair,
+} from '../helpers/wallet-auth.ts';
 
 const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 
@@ -33,7 +45,10 @@ async function customerAccounts(api: Client, customerId: string): Promise<{ id: 
 
 /** Exports the wallet to `client` with a stamp by `signer`; returns the opened mnemonic. */
 async function exportMnemonic(api: Client, accountId: string, client: KeyPair, signer: KeyPair): Promise<string> {
-  const { result } = await signedCall((o) => api.post(`/internal-accounts/${accountId}/export`, { clientPublicKey: client.publicKeyUncompressed }, o), signer);
+  const { result } = await signedCall(
+    (o) => api.post(`/internal-accounts/${accountId}/export`, { clientPublicKey: client.publicKeyUncompressed }, o),
+    signer,
+  );
   expect(result.status, result.text).toBe(200);
   return openExportBundle(result.body.encryptedWalletCredentials, client.privateKey).toString('utf8');
 }
@@ -47,8 +62,15 @@ describe('POST /internal-accounts/{id}/export', () => {
 
     const ch = await p.api.post(path, body);
     expect(ch.status).toBe(202);
-    expect(ch.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
-    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({ type: 'ACTIVITY_TYPE_EXPORT_WALLET', parameters: { targetPublicKey: client.publicKeyUncompressed, walletId: w.accountId } });
+    expect(ch.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
+    expect(JSON.parse(ch.body.payloadToSign)).toMatchObject({
+      type: 'ACTIVITY_TYPE_EXPORT_WALLET',
+      parameters: { targetPublicKey: client.publicKeyUncompressed, walletId: w.accountId },
+    });
 
     const st = signed(await stamp(w.session.key, ch.body.payloadToSign), ch.body.requestId);
     const res = await p.api.post(path, body, st);
@@ -86,10 +108,31 @@ describe('POST /internal-accounts/{id}/export', () => {
     const st = signed(await stamp(w.session.key, ch.body.payloadToSign), ch.body.requestId);
     expectError(await p.api.post(path, { clientPublicKey: keyPair().publicKeyUncompressed }, st), 401, 'WALLET_SIGNATURE_BODY_MISMATCH');
     const intruder = await walletWithSession(p.api);
-    expectError(await p.api.post(path, { clientPublicKey: client.publicKeyUncompressed }, signed(await stamp(intruder.session.key, ch.body.payloadToSign), ch.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
-    expectError(await p.api.post(path, { clientPublicKey: client.publicKeyUncompressed }, signed(await stamp(keyPair(), ch.body.payloadToSign), ch.body.requestId)), 401, 'WALLET_SIGNATURE_INVALID');
+    expectError(
+      await p.api.post(
+        path,
+        { clientPublicKey: client.publicKeyUncompressed },
+        signed(await stamp(intruder.session.key, ch.body.payloadToSign), ch.body.requestId),
+      ),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
+    expectError(
+      await p.api.post(
+        path,
+        { clientPublicKey: client.publicKeyUncompressed },
+        signed(await stamp(keyPair(), ch.body.payloadToSign), ch.body.requestId),
+      ),
+      401,
+      'WALLET_SIGNATURE_INVALID',
+    );
 
-    for (const bad of [{ clientPublicKey: client.publicKey }, { clientPublicKey: 'zz' }, {}, { clientPublicKey: client.publicKeyUncompressed, walletId: 'x' }]) {
+    for (const bad of [
+      { clientPublicKey: client.publicKey },
+      { clientPublicKey: 'zz' },
+      {},
+      { clientPublicKey: client.publicKeyUncompressed, walletId: 'x' },
+    ]) {
       expectError(await p.api.post(path, bad), 400, 'INVALID_INPUT');
     }
     const compressed = expectError(await p.api.post(path, { clientPublicKey: client.publicKey }), 400, 'INVALID_INPUT');
@@ -97,11 +140,21 @@ describe('POST /internal-accounts/{id}/export', () => {
 
     const fiat = (await customerAccounts(p.api, w.customerId)).find((a) => a.type !== 'EMBEDDED_WALLET');
     expect(fiat).toBeDefined();
-    expectError(await p.api.post(`/internal-accounts/${fiat!.id}/export`, { clientPublicKey: client.publicKeyUncompressed }), 400, 'INVALID_INPUT');
+    expectError(
+      await p.api.post(`/internal-accounts/${fiat!.id}/export`, { clientPublicKey: client.publicKeyUncompressed }),
+      400,
+      'INVALID_INPUT',
+    );
 
     const other = await srv.newPlatform();
-    expectError(await other.api.post(path, { clientPublicKey: client.publicKeyUncompressed }), 404, 'NOT_FOUND');
-    expectError(await p.api.post('/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/export', { clientPublicKey: client.publicKeyUncompressed }), 404, 'NOT_FOUND');
+    expectError(await other.api.post(path, { clientPublicKey: client.publicKeyUncompressed }), 404, 'REFERENCE_NOT_FOUND');
+    expectError(
+      await p.api.post('/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/export', {
+        clientPublicKey: client.publicKeyUncompressed,
+      }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
 
     // After all that, the original retry still works.
     expect((await p.api.post(path, { clientPublicKey: client.publicKeyUncompressed }, st)).status).toBe(200);
@@ -115,13 +168,23 @@ describe('PATCH /internal-accounts/{id}', () => {
     expect(before.privateEnabled).toBe(false);
 
     const on = await signedCall((o) => p.api.patch(`/internal-accounts/${w.accountId}`, { privateEnabled: true }, o), w.session.key);
-    expect(on.challenge.body).toEqual({ payloadToSign: expect.any(String), requestId: expect.stringMatching(/^Request:/), expiresAt: expect.any(String) });
+    expect(on.challenge.body).toEqual({
+      payloadToSign: expect.any(String),
+      requestId: expect.stringMatching(/^Request:/),
+      expiresAt: expect.any(String),
+    });
     expect(JSON.parse(on.challenge.body.payloadToSign)).toMatchObject({
       type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
       parameters: { encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_NO_OP', signWith: w.accountId },
     });
     expect(on.result.status, on.result.text).toBe(200);
-    expect(on.result.body).toMatchObject({ id: w.accountId, type: 'EMBEDDED_WALLET', status: 'ACTIVE', privateEnabled: true, balance: { currency: { code: 'USDB' } } });
+    expect(on.result.body).toMatchObject({
+      id: w.accountId,
+      type: 'EMBEDDED_WALLET',
+      status: 'ACTIVE',
+      privateEnabled: true,
+      balance: { currency: { code: 'USDB' } },
+    });
     const listed = (await customerAccounts(p.api, w.customerId)).find((a) => a.id === w.accountId);
     expect(listed).toEqual(on.result.body);
 
@@ -148,7 +211,7 @@ describe('PATCH /internal-accounts/{id}', () => {
     const fiat = (await customerAccounts(p.api, w.customerId)).find((a) => a.type !== 'EMBEDDED_WALLET');
     expectError(await p.api.patch(`/internal-accounts/${fiat!.id}`, { privateEnabled: true }), 400, 'INVALID_INPUT');
     const other = await srv.newPlatform();
-    expectError(await other.api.patch(path, { privateEnabled: false }), 404, 'NOT_FOUND');
+    expectError(await other.api.patch(path, { privateEnabled: false }), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.patch(path, { privateEnabled: false }), 401, 'UNAUTHORIZED');
   });
 });
@@ -157,14 +220,24 @@ describe('the legacy sandbox-valid-signature stamp', () => {
   it('is accepted on a sandbox platform, even before the wallet has a session', async () => {
     const { accountId, customerId } = await newWallet(p.api);
     const ch = await p.api.patch(`/internal-accounts/${accountId}`, { privateEnabled: true });
-    const res = await p.api.patch(`/internal-accounts/${accountId}`, { privateEnabled: true }, signed(SANDBOX_SIGNATURE, ch.body.requestId));
+    const res = await p.api.patch(
+      `/internal-accounts/${accountId}`,
+      { privateEnabled: true },
+      signed(SANDBOX_SIGNATURE, ch.body.requestId),
+    );
     expect(res.status, res.text).toBe(200);
     expect((await customerAccounts(p.api, customerId)).find((a) => a.id === accountId)!.privateEnabled).toBe(true);
     const client = keyPair();
     const ex = await p.api.post(`/internal-accounts/${accountId}/export`, { clientPublicKey: client.publicKeyUncompressed });
-    const exported = await p.api.post(`/internal-accounts/${accountId}/export`, { clientPublicKey: client.publicKeyUncompressed }, signed(SANDBOX_SIGNATURE, ex.body.requestId));
+    const exported = await p.api.post(
+      `/internal-accounts/${accountId}/export`,
+      { clientPublicKey: client.publicKeyUncompressed },
+      signed(SANDBOX_SIGNATURE, ex.body.requestId),
+    );
     expect(exported.status, exported.text).toBe(200);
-    expect(validateMnemonic(openExportBundle(exported.body.encryptedWalletCredentials, client.privateKey).toString('utf8'), wordlist)).toBe(true);
+    expect(validateMnemonic(openExportBundle(exported.body.encryptedWalletCredentials, client.privateKey).toString('utf8'), wordlist)).toBe(
+      true,
+    );
   });
 
   it('is refused (401) on a production platform, where a real session stamp works', async () => {
@@ -175,15 +248,27 @@ describe('the legacy sandbox-valid-signature stamp', () => {
     const path = `/internal-accounts/${accountId}`;
     const ch = await prod.api.patch(path, { privateEnabled: true });
     expect(ch.status).toBe(202);
-    const refused = expectError(await prod.api.patch(path, { privateEnabled: true }, signed(SANDBOX_SIGNATURE, ch.body.requestId)), 401, 'WALLET_SIGNATURE_MALFORMED');
+    const refused = expectError(
+      await prod.api.patch(path, { privateEnabled: true }, signed(SANDBOX_SIGNATURE, ch.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_MALFORMED',
+    );
     expect(refused.body.reason).toMatch(/sandbox/);
-    const ok = await prod.api.patch(path, { privateEnabled: true }, signed(await stamp(session.key, ch.body.payloadToSign), ch.body.requestId));
+    const ok = await prod.api.patch(
+      path,
+      { privateEnabled: true },
+      signed(await stamp(session.key, ch.body.payloadToSign), ch.body.requestId),
+    );
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.privateEnabled).toBe(true);
 
     const exportBody = { clientPublicKey: keyPair().publicKeyUncompressed };
     const ex = await prod.api.post(`${path}/export`, exportBody);
-    expectError(await prod.api.post(`${path}/export`, exportBody, signed(SANDBOX_SIGNATURE, ex.body.requestId)), 401, 'WALLET_SIGNATURE_MALFORMED');
+    expectError(
+      await prod.api.post(`${path}/export`, exportBody, signed(SANDBOX_SIGNATURE, ex.body.requestId)),
+      401,
+      'WALLET_SIGNATURE_MALFORMED',
+    );
   });
 
   it('production platforms do not accept the sandbox OTP code 000000', async () => {
@@ -197,7 +282,10 @@ describe('the legacy sandbox-valid-signature stamp', () => {
     // Even a well-formed bundle (built against a sandbox platform's target) is refused before any decryption.
     const sandboxWallet = await walletSetup(p);
     const sandboxCred = await addFirstEmailOtp(p.api, sandboxWallet.accountId);
-    const res = await prod.api.post(`/auth/credentials/${cred.id}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtp(sandboxCred.bundle, '000000', keyPair()) });
+    const res = await prod.api.post(`/auth/credentials/${cred.id}/verify`, {
+      type: 'EMAIL_OTP',
+      encryptedOtpBundle: await encryptOtp(sandboxCred.bundle, '000000', keyPair()),
+    });
     expectError(res, 501, 'NOT_IMPLEMENTED');
     // OAUTH needs an issuer's keys Corridor cannot fetch: also sandbox-only.
     expectError(await prod.api.post('/auth/credentials', { type: 'OAUTH', accountId, oidcToken: 'a.b.c' }), 501, 'NOT_IMPLEMENTED');

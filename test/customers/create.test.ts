@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { business, create, eventsOf, expectFieldError, fieldsOf, individual, setCurrencies, type Wire } from './util.ts';
+import { business, create, eventsOf, expectFieldError, fieldsOf, individual, setCurrencies, type Wire } from '../helpers/customers.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
@@ -32,7 +32,12 @@ describe('POST /customers — individual', () => {
       annualIncomeRange: 'RANGE_50K_100K',
       netWorthRange: 'UNDER_100K',
       pepStatus: 'NONE',
-      endUserTermsConsent: { acceptedAt: '2025-07-21T17:32:28Z', ipAddress: '198.51.100.24', termsVersion: 'V1', acceptanceMethod: 'CHECKBOX' },
+      endUserTermsConsent: {
+        acceptedAt: '2025-07-21T17:32:28Z',
+        ipAddress: '198.51.100.24',
+        termsVersion: 'V1',
+        acceptanceMethod: 'CHECKBOX',
+      },
     });
     const res = await p.api.post('/customers', body);
     expect(res.status, res.text).toBe(201);
@@ -128,14 +133,17 @@ describe('POST /customers — sandbox KYC magic values (last 3 characters of ful
 describe('POST /customers — business', () => {
   it('creates a business that starts kybStatus UNVERIFIED, with no event', async () => {
     const q = await srv.newPlatform();
-    const body = business({ platformCustomerId: 'biz-acme-001', region: 'US', currencies: ['USD'], phoneNumber: '+14155559876' }, {
-      registrationNumber: 'REG-001',
-      naicsCode: '541511',
-      sourceOfFundsCategories: ['OPERATING_REVENUE'],
-      expectedRecipientJurisdictions: ['US', 'MX'],
-      primaryContactFirstName: 'Jane',
-      primaryContactLastName: 'Smith',
-    });
+    const body = business(
+      { platformCustomerId: 'biz-acme-001', region: 'US', currencies: ['USD'], phoneNumber: '+14155559876' },
+      {
+        registrationNumber: 'REG-001',
+        naicsCode: '541511',
+        sourceOfFundsCategories: ['OPERATING_REVENUE'],
+        expectedRecipientJurisdictions: ['US', 'MX'],
+        primaryContactFirstName: 'Jane',
+        primaryContactLastName: 'Smith',
+      },
+    );
     const res = await q.api.post('/customers', body);
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
@@ -168,9 +176,18 @@ describe('POST /customers — business', () => {
     expectFieldError(await p.api.post('/customers', business({}, { entityType: 'GUILD' })), 'businessInfo.entityType');
     expectFieldError(await p.api.post('/customers', business({}, { taxId: '12345' })), 'businessInfo.taxId');
     expectFieldError(await p.api.post('/customers', business({}, { incorporatedOn: '2999-01-01' })), 'businessInfo.incorporatedOn');
-    expectFieldError(await p.api.post('/customers', business({}, { sourceOfFundsCategories: ['OTHER'] })), 'businessInfo.sourceOfFundsOtherDescription');
-    expectFieldError(await p.api.post('/customers', business({}, { purposeOfAccount: 'OTHER' })), 'businessInfo.purposeOfAccountOtherDescription');
-    expectFieldError(await p.api.post('/customers', business({}, { countriesOfOperation: ['usa'] })), 'businessInfo.countriesOfOperation.0');
+    expectFieldError(
+      await p.api.post('/customers', business({}, { sourceOfFundsCategories: ['OTHER'] })),
+      'businessInfo.sourceOfFundsOtherDescription',
+    );
+    expectFieldError(
+      await p.api.post('/customers', business({}, { purposeOfAccount: 'OTHER' })),
+      'businessInfo.purposeOfAccountOtherDescription',
+    );
+    expectFieldError(
+      await p.api.post('/customers', business({}, { countriesOfOperation: ['usa'] })),
+      'businessInfo.countriesOfOperation.0',
+    );
   });
 });
 
@@ -199,7 +216,9 @@ describe('POST /customers — conflicts', () => {
 
   it('concurrent creates with one platformCustomerId: exactly one wins', async () => {
     const results = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => p.api.post('/customers', individual({ platformCustomerId: 'race-1', umaAddress: `$race-${i}@${umaDomain}` }))),
+      Array.from({ length: 5 }, (_, i) =>
+        p.api.post('/customers', individual({ platformCustomerId: 'race-1', umaAddress: `$race-${i}@${umaDomain}` })),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409]);
@@ -208,7 +227,9 @@ describe('POST /customers — conflicts', () => {
 
   it('concurrent creates with one UMA address: exactly one wins', async () => {
     const results = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => p.api.post('/customers', individual({ platformCustomerId: `uma-race-${i}`, umaAddress: `$uma-race@${umaDomain}` }))),
+      Array.from({ length: 5 }, (_, i) =>
+        p.api.post('/customers', individual({ platformCustomerId: `uma-race-${i}`, umaAddress: `$uma-race@${umaDomain}` })),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.status === 409)) expectError(r, 409, 'UMA_ADDRESS_EXISTS');
@@ -231,13 +252,21 @@ describe('POST /customers — Idempotency-Key', () => {
     // A failed request leaves no key behind: fixing the body and retrying with the key works.
     const bad = await q.api.post('/customers', individual({ currencies: ['EUR'] }), { headers: { 'idempotency-key': 'create-cust-2' } });
     expect(bad.status).toBe(400);
-    expect((await q.api.post('/customers', individual({ currencies: ['USD'] }), { headers: { 'idempotency-key': 'create-cust-2' } })).status).toBe(201);
+    expect(
+      (await q.api.post('/customers', individual({ currencies: ['USD'] }), { headers: { 'idempotency-key': 'create-cust-2' } })).status,
+    ).toBe(201);
   });
 });
 
 describe('POST /customers — UMA address rules', () => {
   it('400 INVALID_UMA_ADDRESS for a bad shape, a foreign domain or a too-long username', async () => {
-    for (const uma of ['jane@' + umaDomain, '$jane smith@' + umaDomain, '$jane@other.example.com', '$jane', `$${'a'.repeat(64)}@${umaDomain}`]) {
+    for (const uma of [
+      `jane@${umaDomain}`,
+      `$jane smith@${umaDomain}`,
+      '$jane@other.example.com',
+      '$jane',
+      `$${'a'.repeat(64)}@${umaDomain}`,
+    ]) {
       const res = await p.api.post('/customers', individual({ umaAddress: uma }));
       expectFieldError(res, 'umaAddress', 'INVALID_UMA_ADDRESS');
     }
@@ -266,14 +295,21 @@ describe('POST /customers — currencies and accounts', () => {
     const res = await q.api.get('/customers/internal-accounts', { query: { customerId: c.id } });
     expect(res.status, res.text).toBe(200);
     const accounts = res.body.data as Wire[];
-    expect(accounts.map((a) => `${a.type}:${a.balance.currency.code}`).sort()).toEqual(['INTERNAL_CRYPTO:USDC', 'INTERNAL_FIAT:EUR', 'INTERNAL_FIAT:USD']);
+    expect(accounts.map((a) => `${a.type}:${a.balance.currency.code}`).sort()).toEqual([
+      'INTERNAL_CRYPTO:USDC',
+      'INTERNAL_FIAT:EUR',
+      'INTERNAL_FIAT:USD',
+    ]);
     for (const a of accounts) {
       expect(a.customerId).toBe(c.id);
       expect(a.status).toBe('ACTIVE');
       expect(a.balance.amount).toBe(0);
     }
     const usd = accounts.find((a) => a.balance.currency.code === 'USD');
-    expect(usd.fundingPaymentInstructions[0].accountOrWalletInfo).toMatchObject({ accountType: 'US_ACCOUNT', accountHolderName: 'Holder Name' });
+    expect(usd.fundingPaymentInstructions[0].accountOrWalletInfo).toMatchObject({
+      accountType: 'US_ACCOUNT',
+      accountHolderName: 'Holder Name',
+    });
     const biz = await create(q.api, business({ currencies: ['EUR'] }));
     const bizAccounts = (await q.api.get('/customers/internal-accounts', { query: { customerId: biz.id } })).body.data;
     expect(bizAccounts).toHaveLength(1);
@@ -305,10 +341,24 @@ describe('POST /customers — currencies and accounts', () => {
 describe('POST /customers — validation', () => {
   it('rejects unknown fields at every depth, naming the path', async () => {
     expectFieldError(await p.api.post('/customers', individual({ nickname: 'J' })), 'nickname');
-    expectFieldError(await p.api.post('/customers', individual({ address: { line1: 'x', postalCode: '1', country: 'US', planet: 'Earth' } })), 'address.planet');
+    expectFieldError(
+      await p.api.post('/customers', individual({ address: { line1: 'x', postalCode: '1', country: 'US', planet: 'Earth' } })),
+      'address.planet',
+    );
     expectFieldError(await p.api.post('/customers', business({}, { ceo: 'Wile E.' })), 'businessInfo.ceo');
     expectFieldError(
-      await p.api.post('/customers', individual({ endUserTermsConsent: { acceptedAt: '2025-07-21T17:32:28Z', ipAddress: '1.2.3.4', termsVersion: 'V1', acceptanceMethod: 'CHECKBOX', extra: 1 } })),
+      await p.api.post(
+        '/customers',
+        individual({
+          endUserTermsConsent: {
+            acceptedAt: '2025-07-21T17:32:28Z',
+            ipAddress: '1.2.3.4',
+            termsVersion: 'V1',
+            acceptanceMethod: 'CHECKBOX',
+            extra: 1,
+          },
+        }),
+      ),
       'endUserTermsConsent.extra',
     );
   });
@@ -343,7 +393,10 @@ describe('POST /customers — validation', () => {
     expectFieldError(await p.api.post('/customers', individual({ identifier: '123-45-6789' })), 'idType');
     expectFieldError(await p.api.post('/customers', individual({ idType: 'SSN', identifier: '123456789' })), 'identifier');
     expectFieldError(await p.api.post('/customers', individual({ idType: 'ITIN', identifier: '123-45-6789' })), 'identifier');
-    expectFieldError(await p.api.post('/customers', individual({ idType: 'SSN', identifier: '123-45-6789', countryOfIssuance: 'CA' })), 'countryOfIssuance');
+    expectFieldError(
+      await p.api.post('/customers', individual({ idType: 'SSN', identifier: '123-45-6789', countryOfIssuance: 'CA' })),
+      'countryOfIssuance',
+    );
     const itin = await create(p.api, individual({ idType: 'ITIN', identifier: '912-70-1234' }));
     expect(itin.idType).toBe('ITIN');
   });
@@ -355,7 +408,12 @@ describe('POST /customers — validation', () => {
   });
 
   it('400 END_USER_TERMS_VERSION_NOT_FOUND for an unknown terms version', async () => {
-    const res = await p.api.post('/customers', individual({ endUserTermsConsent: { acceptedAt: '2025-07-21T17:32:28Z', ipAddress: '1.2.3.4', termsVersion: 'V9', acceptanceMethod: 'CHECKBOX' } }));
+    const res = await p.api.post(
+      '/customers',
+      individual({
+        endUserTermsConsent: { acceptedAt: '2025-07-21T17:32:28Z', ipAddress: '1.2.3.4', termsVersion: 'V9', acceptanceMethod: 'CHECKBOX' },
+      }),
+    );
     expectFieldError(res, 'endUserTermsConsent.termsVersion', 'END_USER_TERMS_VERSION_NOT_FOUND');
   });
 

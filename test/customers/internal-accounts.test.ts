@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { business, create, expectFieldError, individual, setCurrencies, walk, type Wire } from './util.ts';
+import { business, create, expectFieldError, individual, setCurrencies, walk, type Wire } from '../helpers/customers.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
@@ -60,9 +60,14 @@ describe('GET /customers/internal-accounts', () => {
     const wallets = await p.api.get('/customers/internal-accounts', { query: { type: 'EMBEDDED_WALLET' } });
     expect(wallets.body.totalCount).toBe(2);
     expect(wallets.body.data.every((a: Wire) => a.privateEnabled === false)).toBe(true);
-    const both = await p.api.get('/customers/internal-accounts', { query: { customerId: acme.id, type: 'INTERNAL_FIAT', currency: 'EUR' } });
+    const both = await p.api.get('/customers/internal-accounts', {
+      query: { customerId: acme.id, type: 'INTERNAL_FIAT', currency: 'EUR' },
+    });
     expect(both.body.data.map(key)).toEqual([`${acme.id}|INTERNAL_FIAT|EUR`]);
-    expect(both.body.data[0].fundingPaymentInstructions[0].accountOrWalletInfo).toMatchObject({ accountType: 'EUR_ACCOUNT', accountHolderName: 'Acme Corporation' });
+    expect(both.body.data[0].fundingPaymentInstructions[0].accountOrWalletInfo).toMatchObject({
+      accountType: 'EUR_ACCOUNT',
+      accountHolderName: 'Acme Corporation',
+    });
     const none = await p.api.get('/customers/internal-accounts', { query: { customerId: ann.id, currency: 'EUR' } });
     expect(none.body).toEqual({ data: [], hasMore: false, totalCount: 0 });
     const walked = await walk(p.api, '/customers/internal-accounts', { customerId: ann.id });

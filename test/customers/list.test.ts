@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { business, create, expectFieldError, individual, manualClock, setCurrencies, walk, type Wire } from './util.ts';
+import { business, create, expectFieldError, individual, manualClock, setCurrencies, walk, type Wire } from '../helpers/customers.ts';
 
 const clock = manualClock();
 const MINUTE = 60_000;
@@ -21,7 +21,16 @@ beforeAll(async () => {
   clock.advance(MINUTE);
   c.ann = await create(p.api, individual({ platformCustomerId: 'ann', fullName: 'Ann', region: 'US', currencies: ['USD'] }));
   clock.advance(MINUTE);
-  c.bob = await create(p.api, individual({ platformCustomerId: 'bob', fullName: 'Bob', region: 'MX', currencies: ['MXN', 'USD'], umaAddress: `$bob.mx@${umaDomain}` }));
+  c.bob = await create(
+    p.api,
+    individual({
+      platformCustomerId: 'bob',
+      fullName: 'Bob',
+      region: 'MX',
+      currencies: ['MXN', 'USD'],
+      umaAddress: `$bob.mx@${umaDomain}`,
+    }),
+  );
   clock.advance(MINUTE);
   c.acme = await create(p.api, business({ platformCustomerId: 'acme', region: 'US', currencies: ['USD', 'EUR'] }));
   clock.advance(MINUTE);

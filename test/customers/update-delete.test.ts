@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { business, create, eventsOf, expectFieldError, individual, manualClock, setCurrencies, type Wire } from './util.ts';
+import { business, create, eventsOf, expectFieldError, individual, manualClock, setCurrencies, type Wire } from '../helpers/customers.ts';
 
 const clock = manualClock();
 let srv: TestServer;
@@ -93,7 +93,11 @@ describe('PATCH /customers/{customerId}', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.currencies).toEqual(['EUR', 'USDC']);
     const after = await accountsOf(c.id);
-    expect(after.map((a) => `${a.type}:${a.balance.currency.code}`).sort()).toEqual(['INTERNAL_CRYPTO:USDC', 'INTERNAL_FIAT:EUR', 'INTERNAL_FIAT:USD']);
+    expect(after.map((a) => `${a.type}:${a.balance.currency.code}`).sort()).toEqual([
+      'INTERNAL_CRYPTO:USDC',
+      'INTERNAL_FIAT:EUR',
+      'INTERNAL_FIAT:USD',
+    ]);
     // Putting USD back re-uses its account rather than opening a second one.
     const back = await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', currencies: ['USD', 'EUR'] });
     expect(back.body.currencies).toEqual(['USD', 'EUR']);
@@ -113,7 +117,11 @@ describe('PATCH /customers/{customerId}', () => {
 
   it('400 INVALID_CURRENCY for an unsupported currency, changing nothing', async () => {
     const c = await create(p.api, individual({ currencies: ['USD'] }));
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', currencies: ['USD', 'MXN'] }), 'currencies.1', 'INVALID_CURRENCY');
+    expectFieldError(
+      await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', currencies: ['USD', 'MXN'] }),
+      'currencies.1',
+      'INVALID_CURRENCY',
+    );
     expect((await p.api.get(`/customers/${c.id}`)).body).toEqual(c);
   });
 
@@ -126,11 +134,26 @@ describe('PATCH /customers/{customerId}', () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.businessInfo).toEqual({ ...b.businessInfo, legalName: 'New Tech Solutions LLC', registrationNumber: 'BRN-987654321' });
-    expect(res.body.address).toEqual({ line1: '100 Technology Parkway', city: 'Bellevue', state: 'WA', postalCode: '98004', country: 'US' });
+    expect(res.body.address).toEqual({
+      line1: '100 Technology Parkway',
+      city: 'Bellevue',
+      state: 'WA',
+      postalCode: '98004',
+      country: 'US',
+    });
     expect(res.body.kybStatus).toBe('UNVERIFIED');
-    expectFieldError(await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { taxId: 'EIN-123' } }), 'businessInfo.taxId');
-    expectFieldError(await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { purposeOfAccount: 'OTHER' } }), 'businessInfo.purposeOfAccountOtherDescription');
-    const ok = await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { purposeOfAccount: 'OTHER', purposeOfAccountOtherDescription: 'Escrow' } });
+    expectFieldError(
+      await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { taxId: 'EIN-123' } }),
+      'businessInfo.taxId',
+    );
+    expectFieldError(
+      await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { purposeOfAccount: 'OTHER' } }),
+      'businessInfo.purposeOfAccountOtherDescription',
+    );
+    const ok = await p.api.patch(`/customers/${b.id}`, {
+      customerType: 'BUSINESS',
+      businessInfo: { purposeOfAccount: 'OTHER', purposeOfAccountOtherDescription: 'Escrow' },
+    });
     expect(ok.status, ok.text).toBe(200);
   });
 
@@ -140,16 +163,31 @@ describe('PATCH /customers/{customerId}', () => {
     const res = await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: `$Patch-A2@${umaDomain}` });
     expect(res.status, res.text).toBe(200);
     expect(res.body.umaAddress).toBe(`$patch-a2@${umaDomain}`);
-    expectError(await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: `$patch-b@${umaDomain}` }), 409, 'UMA_ADDRESS_EXISTS');
-    expectFieldError(await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: 'patch-c' }), 'umaAddress', 'INVALID_UMA_ADDRESS');
+    expectError(
+      await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: `$patch-b@${umaDomain}` }),
+      409,
+      'UMA_ADDRESS_EXISTS',
+    );
+    expectFieldError(
+      await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: 'patch-c' }),
+      'umaAddress',
+      'INVALID_UMA_ADDRESS',
+    );
     // Setting its own address again is not a conflict; the freed address can be taken by another.
-    expect((await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: `$patch-a2@${umaDomain}` })).status).toBe(200);
+    expect((await p.api.patch(`/customers/${a.id}`, { customerType: 'INDIVIDUAL', umaAddress: `$patch-a2@${umaDomain}` })).status).toBe(
+      200,
+    );
     expect((await p.api.patch(`/customers/${b.id}`, { customerType: 'INDIVIDUAL', umaAddress: `$patch-a@${umaDomain}` })).status).toBe(200);
   });
 
   it('records End User Terms consent later on', async () => {
     const c = await create(p.api, individual());
-    const consent = { acceptedAt: '2031-03-01T12:00:00Z', ipAddress: '2001:db8::1', termsVersion: 'V1', acceptanceMethod: 'CLICK_TO_ACCEPT' };
+    const consent = {
+      acceptedAt: '2031-03-01T12:00:00Z',
+      ipAddress: '2001:db8::1',
+      termsVersion: 'V1',
+      acceptanceMethod: 'CLICK_TO_ACCEPT',
+    };
     const res = await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', endUserTermsConsent: consent });
     expect(res.status, res.text).toBe(200);
     expect(res.body.endUserTermsConsent).toEqual(consent);
@@ -162,9 +200,17 @@ describe('PATCH /customers/{customerId}', () => {
 
   it('changes email or phone, but not both in one request', async () => {
     const c = await create(p.api, individual());
-    expect((await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', email: 'new@example.com' })).body.email).toBe('new@example.com');
-    expect((await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', phoneNumber: '+14155559876' })).body.phoneNumber).toBe('+14155559876');
-    const both = await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', email: 'a@example.com', phoneNumber: '+14155550000' });
+    expect((await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', email: 'new@example.com' })).body.email).toBe(
+      'new@example.com',
+    );
+    expect((await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', phoneNumber: '+14155559876' })).body.phoneNumber).toBe(
+      '+14155559876',
+    );
+    const both = await p.api.patch(`/customers/${c.id}`, {
+      customerType: 'INDIVIDUAL',
+      email: 'a@example.com',
+      phoneNumber: '+14155550000',
+    });
     expectFieldError(both, 'email');
     expectFieldError(both, 'phoneNumber');
   });
@@ -173,17 +219,41 @@ describe('PATCH /customers/{customerId}', () => {
     const c = await create(p.api, individual());
     const b = await create(p.api, business());
     expectFieldError(await p.api.patch(`/customers/${c.id}`, { fullName: 'No Type' }), 'customerType');
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'BUSINESS', businessInfo: { legalName: 'X' } }), 'customerType');
+    expectFieldError(
+      await p.api.patch(`/customers/${c.id}`, { customerType: 'BUSINESS', businessInfo: { legalName: 'X' } }),
+      'customerType',
+    );
     expectFieldError(await p.api.patch(`/customers/${b.id}`, { customerType: 'INDIVIDUAL', fullName: 'X' }), 'customerType');
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', platformCustomerId: 'new' }), 'platformCustomerId');
+    expectFieldError(
+      await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', platformCustomerId: 'new' }),
+      'platformCustomerId',
+    );
     expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', region: 'US' }), 'region');
     expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', kycStatus: 'APPROVED' }), 'kycStatus');
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', address: { line1: 'x', postalCode: '1', country: 'US', zip: '1' } }), 'address.zip');
-    expectFieldError(await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { motto: 'x' } }), 'businessInfo.motto');
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', idType: 'SSN', identifier: '12-345' }), 'identifier');
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', sourceOfWealthCategories: ['OTHER'] }), 'sourceOfWealthOtherDescription');
+    expectFieldError(
+      await p.api.patch(`/customers/${c.id}`, {
+        customerType: 'INDIVIDUAL',
+        address: { line1: 'x', postalCode: '1', country: 'US', zip: '1' },
+      }),
+      'address.zip',
+    );
+    expectFieldError(
+      await p.api.patch(`/customers/${b.id}`, { customerType: 'BUSINESS', businessInfo: { motto: 'x' } }),
+      'businessInfo.motto',
+    );
+    expectFieldError(
+      await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', idType: 'SSN', identifier: '12-345' }),
+      'identifier',
+    );
+    expectFieldError(
+      await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', sourceOfWealthCategories: ['OTHER'] }),
+      'sourceOfWealthOtherDescription',
+    );
     expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', currencies: [] }), 'currencies');
-    const raw = await p.api.patch(`/customers/${c.id}`, undefined, { raw: '{"customerType":"INDIVIDUAL",', headers: { 'content-type': 'application/json' } });
+    const raw = await p.api.patch(`/customers/${c.id}`, undefined, {
+      raw: '{"customerType":"INDIVIDUAL",',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(raw, 400, 'INVALID_INPUT');
     expect((await p.api.get(`/customers/${c.id}`)).body).toEqual(c);
   });

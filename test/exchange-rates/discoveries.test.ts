@@ -72,7 +72,11 @@ describe('GET /discoveries', () => {
 
   it('requires credentials', async () => {
     expectError(await srv.anon.get('/discoveries'), 401, 'UNAUTHORIZED');
-    expectError(await p.api.with({ basic: { id: p.creds.id, secret: 'wrong' } }).get('/discoveries', { query: { country: 'PH' } }), 401, 'UNAUTHORIZED');
+    expectError(
+      await p.api.with({ basic: { id: p.creds.id, secret: 'wrong' } }).get('/discoveries', { query: { country: 'PH' } }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('is described in the OpenAPI document', async () => {

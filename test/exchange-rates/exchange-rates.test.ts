@@ -15,7 +15,31 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-const FIAT = ['USD', 'EUR', 'GBP', 'MXN', 'BRL', 'INR', 'CAD', 'DKK', 'HKD', 'IDR', 'MYR', 'NGN', 'PHP', 'SGD', 'THB', 'VND', 'ARS', 'COP', 'KES', 'ZAR', 'JPY'];
+const FIAT = [
+  'USD',
+  'EUR',
+  'GBP',
+  'MXN',
+  'BRL',
+  'INR',
+  'CAD',
+  'DKK',
+  'HKD',
+  'IDR',
+  'MYR',
+  'NGN',
+  'PHP',
+  'SGD',
+  'THB',
+  'VND',
+  'ARS',
+  'COP',
+  'KES',
+  'ZAR',
+  'JPY',
+  // The currencies of the live API's other bank and mobile-money account types (issue #21).
+  ...['AED', 'BDT', 'BWP', 'CNY', 'EGP', 'GHS', 'GTQ', 'HTG', 'JMD', 'MWK', 'PKR', 'RWF', 'TZS', 'UGX', 'XAF', 'XOF', 'ZMW'],
+];
 const ALL = [...FIAT, 'BTC', 'USDC', 'USDT', 'USDB'];
 
 interface Rate {
@@ -75,9 +99,18 @@ describe('GET /exchange-rates', () => {
     const data = rates(await p.api.get('/exchange-rates'));
     expect(data.map((r) => r.destinationCurrency.code)).toEqual(FIAT.filter((c) => c !== 'USD'));
     for (const r of data) {
-      expect(Object.keys(r).sort()).toEqual(
-        ['destinationCurrency', 'destinationPaymentRail', 'exchangeRate', 'fees', 'maxSendingAmount', 'minSendingAmount', 'receivingAmount', 'sendingAmount', 'sourceCurrency', 'updatedAt'],
-      );
+      expect(Object.keys(r).sort()).toEqual([
+        'destinationCurrency',
+        'destinationPaymentRail',
+        'exchangeRate',
+        'fees',
+        'maxSendingAmount',
+        'minSendingAmount',
+        'receivingAmount',
+        'sendingAmount',
+        'sourceCurrency',
+        'updatedAt',
+      ]);
       expect(r.sourceCurrency).toEqual({ code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 });
       expect(r.sendingAmount).toBe(10000);
       expect(r.fees).toEqual({ fixed: 0, total: 0 });
@@ -89,8 +122,13 @@ describe('GET /exchange-rates', () => {
   });
 
   it('takes repeated destinationCurrency keys, in request order without repeats, and a single key as a list', async () => {
-    const data = rates(await p.api.get('/exchange-rates', { query: { sourceCurrency: 'USD', destinationCurrency: ['INR', 'GBP', 'INR'] } }));
-    expect(data.map((r) => [r.destinationCurrency.code, r.destinationPaymentRail])).toEqual([['INR', 'UPI'], ['GBP', 'FASTER_PAYMENTS']]);
+    const data = rates(
+      await p.api.get('/exchange-rates', { query: { sourceCurrency: 'USD', destinationCurrency: ['INR', 'GBP', 'INR'] } }),
+    );
+    expect(data.map((r) => [r.destinationCurrency.code, r.destinationPaymentRail])).toEqual([
+      ['INR', 'UPI'],
+      ['GBP', 'FASTER_PAYMENTS'],
+    ]);
     expect(data[0]!.destinationCurrency).toEqual({ code: 'INR', name: 'Indian Rupee', symbol: '₹', decimals: 2 });
     data.forEach(expectConsistent);
 
@@ -112,7 +150,9 @@ describe('GET /exchange-rates', () => {
     expect(by.JPY!.exchangeRate).toBeLessThan(1.55);
 
     // Stablecoins are pegged to the dollar and never move: one micro-USDC is 0.0001 cents, exactly.
-    const [usdc] = rates(await p.api.get('/exchange-rates', { query: { sourceCurrency: 'USDC', destinationCurrency: 'USD', sendingAmount: 1_234_567 } }));
+    const [usdc] = rates(
+      await p.api.get('/exchange-rates', { query: { sourceCurrency: 'USDC', destinationCurrency: 'USD', sendingAmount: 1_234_567 } }),
+    );
     expect(usdc!.exchangeRate).toBe(0.0001);
     expect(usdc!.receivingAmount).toBe(123);
     expect(usdc!.destinationPaymentRail).toBe('ACH');
@@ -133,8 +173,16 @@ describe('GET /exchange-rates', () => {
   it('prices a same-currency corridor at exactly 1 with no cross-currency fee', async () => {
     const q = await srv.newPlatform();
     await setFees(q, 50, 100);
-    const [r] = rates(await q.api.get('/exchange-rates', { query: { sourceCurrency: 'USD', destinationCurrency: 'USD', sendingAmount: 5000 } }));
-    expect(r).toMatchObject({ exchangeRate: 1, sendingAmount: 5000, receivingAmount: 5000, fees: { fixed: 0, total: 0 }, destinationPaymentRail: 'ACH' });
+    const [r] = rates(
+      await q.api.get('/exchange-rates', { query: { sourceCurrency: 'USD', destinationCurrency: 'USD', sendingAmount: 5000 } }),
+    );
+    expect(r).toMatchObject({
+      exchangeRate: 1,
+      sendingAmount: 5000,
+      receivingAmount: 5000,
+      fees: { fixed: 0, total: 0 },
+      destinationPaymentRail: 'ACH',
+    });
   });
 
   it("includes the platform's cross-currency fee configuration and takes it out before converting", async () => {
@@ -180,7 +228,15 @@ describe('GET /exchange-rates', () => {
   it("reports the platform's sending bounds for the source currency, or USD-equivalent defaults", async () => {
     const q = await srv.newPlatform();
     const cfg = await q.api.patch('/config', {
-      supportedCurrencies: [{ currencyCode: 'USD', minAmount: 500, maxAmount: 2_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['OUTGOING'] }],
+      supportedCurrencies: [
+        {
+          currencyCode: 'USD',
+          minAmount: 500,
+          maxAmount: 2_000_000,
+          requiredCounterpartyFields: [],
+          enabledTransactionTypes: ['OUTGOING'],
+        },
+      ],
     });
     expect(cfg.status, cfg.text).toBe(200);
     const [usd] = rates(await q.api.get('/exchange-rates', { query: { destinationCurrency: 'INR' } }));
@@ -230,7 +286,11 @@ describe('GET /exchange-rates', () => {
     expectFieldError(res, 'INVALID_CURRENCY', 'destinationCurrency.1');
     expectFieldError(res, 'INVALID_CURRENCY', 'destinationCurrency.2');
     // Crypto assets have no payout rail in the PaymentRail enum: they are priced by quotes.
-    expectFieldError(await p.api.get('/exchange-rates', { query: { destinationCurrency: 'BTC' } }), 'INVALID_CURRENCY', 'destinationCurrency.0');
+    expectFieldError(
+      await p.api.get('/exchange-rates', { query: { destinationCurrency: 'BTC' } }),
+      'INVALID_CURRENCY',
+      'destinationCurrency.0',
+    );
   });
 
   it('rejects malformed input with INVALID_INPUT naming the field', async () => {
@@ -275,7 +335,9 @@ describe('GET /exchange-rates', () => {
 
 async function setFees(q: PlatformHandle, variableFeeBps: number, fixed: number): Promise<void> {
   const res = await q.api.patch('/config', {
-    feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps, fixedFee: { amount: fixed, currency: 'USD' } }],
+    feeConfigs: [
+      { feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps, fixedFee: { amount: fixed, currency: 'USD' } },
+    ],
   });
   expect(res.status, res.text).toBe(200);
 }

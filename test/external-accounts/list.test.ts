@@ -21,7 +21,11 @@ beforeAll(async () => {
     return res.body.id as string;
   };
   for (let i = 0; i < 5; i++) ids.alice.push(await post('/customers/external-accounts', usAccount(alice, `1000000${i}`)));
-  ids.aliceEur = await post('/customers/external-accounts', { customerId: alice, currency: 'EUR', accountInfo: EXAMPLES.EUR_ACCOUNT!.accountInfo });
+  ids.aliceEur = await post('/customers/external-accounts', {
+    customerId: alice,
+    currency: 'EUR',
+    accountInfo: EXAMPLES.EUR_ACCOUNT!.accountInfo,
+  });
   for (let i = 0; i < 2; i++) ids.bob.push(await post('/customers/external-accounts', usAccount(bob, `2000000${i}`)));
   for (let i = 0; i < 3; i++) ids.platform.push(await post('/platform/external-accounts', usAccount(undefined, `3000000${i}`)));
   ids.platform.push(await post('/platform/external-accounts', { currency: 'BTC', accountInfo: EXAMPLES.LAYER2_WALLET!.accountInfo }));
@@ -68,7 +72,9 @@ describe('GET /customers/external-accounts', () => {
     expect(idsOf(aUsd)).toEqual([...ids.alice].reverse());
     const eur = await p.api.get('/customers/external-accounts', { query: { currency: 'EUR' } });
     expect(idsOf(eur)).toEqual([ids.aliceEur]);
-    const none = await p.api.get('/customers/external-accounts', { query: { customerId: 'Customer:019542f5-b3e7-7d02-8000-000000000009' } });
+    const none = await p.api.get('/customers/external-accounts', {
+      query: { customerId: 'Customer:019542f5-b3e7-7d02-8000-000000000009' },
+    });
     expect(none.body).toEqual({ data: [], hasMore: false, totalCount: 0 });
     const jpy = await p.api.get('/customers/external-accounts', { query: { currency: 'JPY' } });
     expect(jpy.body.totalCount).toBe(0);

@@ -22,7 +22,12 @@ beforeAll(async () => {
 afterAll(async () => srv.close());
 
 const events = (platformId: string, resourceId: string) =>
-  srv.app.ctx.db.selectFrom('outbox_events').selectAll().where('platform_id', '=', platformId).where('resource_id', '=', resourceId).execute();
+  srv.app.ctx.db
+    .selectFrom('outbox_events')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('resource_id', '=', resourceId)
+    .execute();
 
 describe('customer external accounts', () => {
   it('creates, reads, lists and deletes a customer account', async () => {
@@ -58,8 +63,8 @@ describe('customer external accounts', () => {
     const del = await p.api.delete(`/customers/external-accounts/${a.id}`);
     expect(del.status, del.text).toBe(204);
     expect(del.text).toBe('');
-    expectError(await p.api.get(`/customers/external-accounts/${a.id}`), 404, 'NOT_FOUND');
-    expectError(await p.api.delete(`/customers/external-accounts/${a.id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.get(`/customers/external-accounts/${a.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.delete(`/customers/external-accounts/${a.id}`), 404, 'REFERENCE_NOT_FOUND');
     const after = await p.api.get('/customers/external-accounts', { query: { customerId } });
     expect(after.body.data.map((x: { id: string }) => x.id)).not.toContain(a.id);
 
@@ -85,7 +90,10 @@ describe('customer external accounts', () => {
     expect(res.body.customerId).toBeUndefined();
     expect(res.body.defaultUmaDepositAccount).toBeUndefined();
     expect((await p.api.get(`/platform/external-accounts/${res.body.id}`)).status).toBe(200);
-    expectFieldError(await p.api.post('/customers/external-accounts', usAccount(undefined, '900000002', { defaultUmaDepositAccount: true })), 'defaultUmaDepositAccount');
+    expectFieldError(
+      await p.api.post('/customers/external-accounts', usAccount(undefined, '900000002', { defaultUmaDepositAccount: true })),
+      'defaultUmaDepositAccount',
+    );
   });
 
   it('keeps one default UMA deposit account per customer', async () => {
@@ -100,7 +108,11 @@ describe('customer external accounts', () => {
   });
 
   it('404 USER_NOT_FOUND for an unknown customer or another platform’s, 410 for a deleted one', async () => {
-    expectError(await p.api.post('/customers/external-accounts', usAccount('Customer:019542f5-b3e7-7d02-8000-000000000001', '41000001')), 404, 'USER_NOT_FOUND');
+    expectError(
+      await p.api.post('/customers/external-accounts', usAccount('Customer:019542f5-b3e7-7d02-8000-000000000001', '41000001')),
+      404,
+      'USER_NOT_FOUND',
+    );
     const theirs = await newCustomer(other.api);
     expectError(await p.api.post('/customers/external-accounts', usAccount(theirs, '41000002')), 404, 'USER_NOT_FOUND');
     const gone = await newCustomer(p.api, 'Gone Soon');
@@ -111,7 +123,11 @@ describe('customer external accounts', () => {
   it('refuses a duplicate for the same owner with 409 CONFLICT, allows it for another owner', async () => {
     const first = await p.api.post('/customers/external-accounts', usAccount(customerId, '51000001'));
     expect(first.status).toBe(201);
-    const dup = expectError(await p.api.post('/customers/external-accounts', usAccount(customerId, '51000001', { platformAccountId: 'other-ref' })), 409, 'CONFLICT');
+    const dup = expectError(
+      await p.api.post('/customers/external-accounts', usAccount(customerId, '51000001', { platformAccountId: 'other-ref' })),
+      409,
+      'CONFLICT',
+    );
     expect(dup.body.details).toEqual({ externalAccountId: first.body.id });
     // Normalised: an IBAN differing only in case is the same account.
     const fr = (iban: string) => ({ customerId, currency: 'EUR', accountInfo: { ...EXAMPLES.EUR_ACCOUNT!.accountInfo, iban } });
@@ -120,19 +136,33 @@ describe('customer external accounts', () => {
     // Same EVM address in another case: the same wallet.
     const evm = { accountType: 'BASE_WALLET', address: '0x00000000000000000000000000000000000000aB' };
     expect((await p.api.post('/customers/external-accounts', { customerId, currency: 'USDC', accountInfo: evm })).status).toBe(201);
-    expectError(await p.api.post('/customers/external-accounts', { customerId, currency: 'USDC', accountInfo: { ...evm, address: evm.address.toUpperCase().replace('0X', '0x') } }), 409, 'CONFLICT');
+    expectError(
+      await p.api.post('/customers/external-accounts', {
+        customerId,
+        currency: 'USDC',
+        accountInfo: { ...evm, address: evm.address.toUpperCase().replace('0X', '0x') },
+      }),
+      409,
+      'CONFLICT',
+    );
     // Another customer, or the platform, may register the same account.
     const c2 = await newCustomer(p.api, 'Joint Holder');
     expect((await p.api.post('/customers/external-accounts', usAccount(c2, '51000001'))).status).toBe(201);
     expect((await p.api.post('/platform/external-accounts', usAccount(undefined, '51000001'))).status).toBe(201);
     // Same routing + account number under the alias is the same account.
     const alias = usAccount(customerId, '51000001');
-    expectError(await p.api.post('/customers/external-accounts', { ...alias, accountInfo: { ...alias.accountInfo, accountType: 'USD_ACCOUNT' } }), 409, 'CONFLICT');
+    expectError(
+      await p.api.post('/customers/external-accounts', { ...alias, accountInfo: { ...alias.accountInfo, accountType: 'USD_ACCOUNT' } }),
+      409,
+      'CONFLICT',
+    );
   });
 
   it('concurrent creates of the same account: one 201, the others 409', async () => {
     const c = await newCustomer(p.api, 'Race Runner');
-    const results = await Promise.all(Array.from({ length: 5 }, () => p.api.post('/customers/external-accounts', usAccount(c, '61000001'))));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => p.api.post('/customers/external-accounts', usAccount(c, '61000001'))),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.status === 409)) expectError(r, 409, 'CONFLICT');
   });
@@ -140,9 +170,18 @@ describe('customer external accounts', () => {
 
 describe('platform external accounts', () => {
   it('creates, reads, lists and deletes a platform account', async () => {
-    const res = await p.api.post('/platform/external-accounts', { currency: 'EUR', platformAccountId: 'treasury', accountInfo: EXAMPLES.EUR_ACCOUNT!.accountInfo });
+    const res = await p.api.post('/platform/external-accounts', {
+      currency: 'EUR',
+      platformAccountId: 'treasury',
+      accountInfo: EXAMPLES.EUR_ACCOUNT!.accountInfo,
+    });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ status: 'ACTIVE', currency: 'EUR', platformAccountId: 'treasury', accountInfo: { accountType: 'EUR_ACCOUNT', paymentRails: ['SEPA', 'SEPA_INSTANT'] } });
+    expect(res.body).toMatchObject({
+      status: 'ACTIVE',
+      currency: 'EUR',
+      platformAccountId: 'treasury',
+      accountInfo: { accountType: 'EUR_ACCOUNT', paymentRails: ['SEPA', 'SEPA_INSTANT'] },
+    });
     expect(res.body.customerId).toBeUndefined();
     expect(res.body.defaultUmaDepositAccount).toBeUndefined();
     const id = res.body.id;
@@ -152,19 +191,22 @@ describe('platform external accounts', () => {
     const list = await p.api.get('/platform/external-accounts');
     expect(list.body.data.map((x: { id: string }) => x.id)).toContain(id);
     expect((await p.api.delete(`/platform/external-accounts/${id}`)).status).toBe(204);
-    expectError(await p.api.get(`/platform/external-accounts/${id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.get(`/platform/external-accounts/${id}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await events(p.id, id)).map((e) => JSON.parse(e.payload).status)).toEqual(['INACTIVE']);
   });
 
   it('takes no customerId or defaultUmaDepositAccount', async () => {
     expectFieldError(await p.api.post('/platform/external-accounts', usAccount(customerId, '71000001')), 'customerId');
-    expectFieldError(await p.api.post('/platform/external-accounts', usAccount(undefined, '71000002', { defaultUmaDepositAccount: false })), 'defaultUmaDepositAccount');
+    expectFieldError(
+      await p.api.post('/platform/external-accounts', usAccount(undefined, '71000002', { defaultUmaDepositAccount: false })),
+      'defaultUmaDepositAccount',
+    );
   });
 
   it('does not show customer accounts', async () => {
     const res = await p.api.post('/customers/external-accounts', usAccount(customerId, '72000001'));
-    expectError(await p.api.get(`/platform/external-accounts/${res.body.id}`), 404, 'NOT_FOUND');
-    expectError(await p.api.delete(`/platform/external-accounts/${res.body.id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.get(`/platform/external-accounts/${res.body.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.delete(`/platform/external-accounts/${res.body.id}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await p.api.get(`/customers/external-accounts/${res.body.id}`)).status).toBe(200);
   });
 });
@@ -206,20 +248,24 @@ describe('auth and ownership', () => {
 
   it("404 for another platform's account ids, and its lists stay empty", async () => {
     for (const id of [mine, minePlatform]) {
-      expectError(await other.api.get(`/customers/external-accounts/${id}`), 404, 'NOT_FOUND');
-      expectError(await other.api.delete(`/customers/external-accounts/${id}`), 404, 'NOT_FOUND');
-      expectError(await other.api.get(`/platform/external-accounts/${id}`), 404, 'NOT_FOUND');
-      expectError(await other.api.delete(`/platform/external-accounts/${id}`), 404, 'NOT_FOUND');
+      expectError(await other.api.get(`/customers/external-accounts/${id}`), 404, 'REFERENCE_NOT_FOUND');
+      expectError(await other.api.delete(`/customers/external-accounts/${id}`), 404, 'REFERENCE_NOT_FOUND');
+      expectError(await other.api.get(`/platform/external-accounts/${id}`), 404, 'REFERENCE_NOT_FOUND');
+      expectError(await other.api.delete(`/platform/external-accounts/${id}`), 404, 'REFERENCE_NOT_FOUND');
     }
     expect((await p.api.get(`/customers/external-accounts/${mine}`)).status).toBe(200);
-    expect((await other.api.get('/customers/external-accounts', { query: { customerId } })).body).toEqual({ data: [], hasMore: false, totalCount: 0 });
+    expect((await other.api.get('/customers/external-accounts', { query: { customerId } })).body).toEqual({
+      data: [],
+      hasMore: false,
+      totalCount: 0,
+    });
     expect((await other.api.get('/platform/external-accounts')).body.totalCount).toBe(0);
   });
 
   it('404 for unknown and malformed ids', async () => {
     for (const id of ['ExternalAccount:019542f5-b3e7-7d02-8000-000000000001', 'nope', 'Customer:x']) {
-      expectError(await p.api.get(`/customers/external-accounts/${encodeURIComponent(id)}`), 404, 'NOT_FOUND');
-      expectError(await p.api.delete(`/platform/external-accounts/${encodeURIComponent(id)}`), 404, 'NOT_FOUND');
+      expectError(await p.api.get(`/customers/external-accounts/${encodeURIComponent(id)}`), 404, 'REFERENCE_NOT_FOUND');
+      expectError(await p.api.delete(`/platform/external-accounts/${encodeURIComponent(id)}`), 404, 'REFERENCE_NOT_FOUND');
     }
   });
 

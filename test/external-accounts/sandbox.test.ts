@@ -43,13 +43,21 @@ describe('beneficiary verification suffixes', () => {
   ];
   for (const [suffix, status] of table) {
     it(`account number ending ${suffix} → ${status}`, async () => {
-      const accountInfo = { accountType: 'US_ACCOUNT', accountNumber: `4400${suffix}`, routingNumber: '021000021', beneficiary: person('John Michael Doe') };
+      const accountInfo = {
+        accountType: 'US_ACCOUNT',
+        accountNumber: `4400${suffix}`,
+        routingNumber: '021000021',
+        beneficiary: person('John Michael Doe'),
+      };
       const res = await create({ currency: 'USD', accountInfo });
       expect(res.status, res.text).toBe(201);
       expect(res.body.beneficiaryVerificationStatus).toBe(status);
       const got = await p.api.get(`/customers/external-accounts/${res.body.id}`);
       expect(got.body.beneficiaryVerificationStatus).toBe(status);
-      const verified = { MATCHED: 'John Michael Doe', PARTIAL_MATCH: 'J. Doe', NOT_MATCHED: 'Sandbox Account Holder' } as Record<string, string>;
+      const verified = { MATCHED: 'John Michael Doe', PARTIAL_MATCH: 'J. Doe', NOT_MATCHED: 'Sandbox Account Holder' } as Record<
+        string,
+        string
+      >;
       if (status && verified[status]) expect(res.body.beneficiaryVerifiedData).toEqual({ fullName: verified[status] });
       else expect(res.body.beneficiaryVerifiedData).toBeUndefined();
     });
@@ -71,7 +79,11 @@ describe('beneficiary verification suffixes', () => {
       ['BRL', { ...EXAMPLES.BRL_ACCOUNT!.accountInfo, pixKey: 'testuser.106@pix.com.br' }, 'UNSUPPORTED'],
       ['INR', { accountType: 'INR_ACCOUNT', vpa: 'priya107@okhdfc', beneficiary: person() }, 'CHECKED_BY_RECEIVING_FI'],
       ['BRL', { ...EXAMPLES.BRL_ACCOUNT!.accountInfo, pixKey: '+5511987654102', pixKeyType: 'PHONE' }, 'NOT_MATCHED'],
-      ['BTC', { accountType: 'LAYER2_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mr103' }, 'PARTIAL_MATCH'],
+      [
+        'BTC',
+        { accountType: 'LAYER2_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mr103' },
+        'PARTIAL_MATCH',
+      ],
       ['BTC', { accountType: 'LIGHTNING', lightningAddress: 'satoshi104@wallet.example.com' }, 'PENDING'],
       ['KES', { ...EXAMPLES.KES_ACCOUNT!.accountInfo, phoneNumber: '+254712345107' }, 'CHECKED_BY_RECEIVING_FI'],
     ];
@@ -83,16 +95,43 @@ describe('beneficiary verification suffixes', () => {
   });
 
   it('105 applies to every identifier kind', async () => {
-    expectFieldError(await create({ currency: 'EUR', accountInfo: { ...EXAMPLES.EUR_ACCOUNT!.accountInfo, iban: ibanEnding('105') } }), 'accountInfo.iban', 'INVALID_BANK_ACCOUNT');
-    expectFieldError(await create({ currency: 'MXN', accountInfo: { ...EXAMPLES.MXN_ACCOUNT!.accountInfo, clabeNumber: clabeEnding('105') } }), 'accountInfo.clabeNumber', 'INVALID_BANK_ACCOUNT');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...EXAMPLES.BRL_ACCOUNT!.accountInfo, pixKey: 'maria.105@example.com' } }), 'accountInfo.pixKey', 'INVALID_BANK_ACCOUNT');
-    expectFieldError(await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', vpa: 'ravi105@okaxis', beneficiary: person() } }), 'accountInfo.vpa', 'INVALID_BANK_ACCOUNT');
+    expectFieldError(
+      await create({ currency: 'EUR', accountInfo: { ...EXAMPLES.EUR_ACCOUNT!.accountInfo, iban: ibanEnding('105') } }),
+      'accountInfo.iban',
+      'INVALID_BANK_ACCOUNT',
+    );
+    expectFieldError(
+      await create({ currency: 'MXN', accountInfo: { ...EXAMPLES.MXN_ACCOUNT!.accountInfo, clabeNumber: clabeEnding('105') } }),
+      'accountInfo.clabeNumber',
+      'INVALID_BANK_ACCOUNT',
+    );
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...EXAMPLES.BRL_ACCOUNT!.accountInfo, pixKey: 'maria.105@example.com' } }),
+      'accountInfo.pixKey',
+      'INVALID_BANK_ACCOUNT',
+    );
+    expectFieldError(
+      await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', vpa: 'ravi105@okaxis', beneficiary: person() } }),
+      'accountInfo.vpa',
+      'INVALID_BANK_ACCOUNT',
+    );
     // (Base58 addresses, Solana and Tron, have no 0 and so cannot end in a 1xx suffix.)
-    expectFieldError(await create({ currency: 'USDC', accountInfo: { accountType: 'POLYGON_WALLET', address: '0xAbCDEF1234567890aBCdEf1234567890ABcDe105' } }), 'accountInfo.address', 'INVALID_BANK_ACCOUNT');
+    expectFieldError(
+      await create({
+        currency: 'USDC',
+        accountInfo: { accountType: 'POLYGON_WALLET', address: '0xAbCDEF1234567890aBCdEf1234567890ABcDe105' },
+      }),
+      'accountInfo.address',
+      'INVALID_BANK_ACCOUNT',
+    );
   });
 
   it('validation comes first: a malformed identifier ending 105 is INVALID_INPUT', async () => {
-    expectError(await create({ currency: 'MXN', accountInfo: { ...EXAMPLES.MXN_ACCOUNT!.accountInfo, clabeNumber: '032180000118359105' } }), 400, 'INVALID_INPUT');
+    expectError(
+      await create({ currency: 'MXN', accountInfo: { ...EXAMPLES.MXN_ACCOUNT!.accountInfo, clabeNumber: '032180000118359105' } }),
+      400,
+      'INVALID_INPUT',
+    );
   });
 
   it('production platforms get no verification result and no magic values', async () => {

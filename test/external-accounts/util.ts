@@ -5,7 +5,11 @@ import type { Client, Res } from '../helpers/http.ts';
 
 export const ADDRESS = { line1: '123 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' };
 
-export const person = (fullName = 'John Doe', extra: Record<string, unknown> = {}) => ({ beneficiaryType: 'INDIVIDUAL', fullName, ...extra });
+export const person = (fullName = 'John Doe', extra: Record<string, unknown> = {}) => ({
+  beneficiaryType: 'INDIVIDUAL',
+  fullName,
+  ...extra,
+});
 
 export interface Example {
   currency: string;
@@ -16,22 +20,48 @@ export interface Example {
   invalid: { accountInfo: Record<string, unknown>; field: string };
 }
 
-const bank = (accountType: string, fields: Record<string, unknown>, beneficiary: Record<string, unknown> = person()) => ({ accountType, ...fields, beneficiary });
+const bank = (accountType: string, fields: Record<string, unknown>, beneficiary: Record<string, unknown> = person()) => ({
+  accountType,
+  ...fields,
+  beneficiary,
+});
 const EVM = '0xAbCDEF1234567890aBCdEf1234567890ABcDef12';
+const AE_ADDRESS = { line1: '1 Sheikh Zayed Road', city: 'Dubai', postalCode: '00000', country: 'AE' };
+/** A mobile-money account: valid with `phone`, invalid with `badPhone` (the field the 400 names). */
+const mobile = (ccy: string, phone: string, extra: Record<string, unknown>, badPhone: string): Example => ({
+  currency: ccy,
+  accountInfo: bank(`${ccy}_ACCOUNT`, { phoneNumber: phone, ...extra }),
+  rails: ['MOBILE_MONEY'],
+  invalid: { accountInfo: bank(`${ccy}_ACCOUNT`, { phoneNumber: badPhone, ...extra }), field: 'accountInfo.phoneNumber' },
+});
 
 /** One valid and one invalid accountInfo per canonical accountType Corridor offers. */
 export const EXAMPLES: Record<string, Example> = {
   US_ACCOUNT: {
     currency: 'USD',
-    accountInfo: bank('US_ACCOUNT', { accountNumber: '12345678901', routingNumber: '021000021', bankName: 'Chase Bank', bankAccountType: 'CHECKING' }, person('John Doe', { birthDate: '1990-01-15', nationality: 'US', address: ADDRESS })),
+    accountInfo: bank(
+      'US_ACCOUNT',
+      { accountNumber: '12345678901', routingNumber: '021000021', bankName: 'Chase Bank', bankAccountType: 'CHECKING' },
+      person('John Doe', { birthDate: '1990-01-15', nationality: 'US', address: ADDRESS }),
+    ),
     rails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'],
-    invalid: { accountInfo: bank('US_ACCOUNT', { accountNumber: '12345678901', routingNumber: '02100002' }), field: 'accountInfo.routingNumber' },
+    invalid: {
+      accountInfo: bank('US_ACCOUNT', { accountNumber: '12345678901', routingNumber: '02100002' }),
+      field: 'accountInfo.routingNumber',
+    },
   },
   EUR_ACCOUNT: {
     currency: 'EUR',
-    accountInfo: bank('EUR_ACCOUNT', { iban: 'DE89370400440532013000', swiftCode: 'DEUTDEFF' }, person('Hans Müller', { countryOfResidence: 'DE' })),
+    accountInfo: bank(
+      'EUR_ACCOUNT',
+      { iban: 'DE89370400440532013000', swiftCode: 'DEUTDEFF' },
+      person('Hans Müller', { countryOfResidence: 'DE' }),
+    ),
     rails: ['SEPA', 'SEPA_INSTANT'],
-    invalid: { accountInfo: bank('EUR_ACCOUNT', { iban: 'DE89370400440532013001' }, person('Hans Müller', { countryOfResidence: 'DE' })), field: 'accountInfo.iban' },
+    invalid: {
+      accountInfo: bank('EUR_ACCOUNT', { iban: 'DE89370400440532013001' }, person('Hans Müller', { countryOfResidence: 'DE' })),
+      field: 'accountInfo.iban',
+    },
   },
   GBP_ACCOUNT: {
     currency: 'GBP',
@@ -49,7 +79,10 @@ export const EXAMPLES: Record<string, Example> = {
     currency: 'BRL',
     accountInfo: bank('BRL_ACCOUNT', { pixKey: 'maria.silva@example.com', pixKeyType: 'EMAIL', taxId: '52998224725' }),
     rails: ['PIX'],
-    invalid: { accountInfo: bank('BRL_ACCOUNT', { pixKey: '52998224726', pixKeyType: 'CPF', taxId: '52998224725' }), field: 'accountInfo.pixKey' },
+    invalid: {
+      accountInfo: bank('BRL_ACCOUNT', { pixKey: '52998224726', pixKeyType: 'CPF', taxId: '52998224725' }),
+      field: 'accountInfo.pixKey',
+    },
   },
   INR_ACCOUNT: {
     currency: 'INR',
@@ -61,7 +94,10 @@ export const EXAMPLES: Record<string, Example> = {
     currency: 'CAD',
     accountInfo: bank('CAD_ACCOUNT', { bankCode: '001', branchCode: '00011', accountNumber: '1234567' }),
     rails: ['BANK_TRANSFER'],
-    invalid: { accountInfo: bank('CAD_ACCOUNT', { bankCode: '1', branchCode: '00011', accountNumber: '1234567' }), field: 'accountInfo.bankCode' },
+    invalid: {
+      accountInfo: bank('CAD_ACCOUNT', { bankCode: '1', branchCode: '00011', accountNumber: '1234567' }),
+      field: 'accountInfo.bankCode',
+    },
   },
   DKK_ACCOUNT: {
     currency: 'DKK',
@@ -95,27 +131,53 @@ export const EXAMPLES: Record<string, Example> = {
   },
   IDR_ACCOUNT: {
     currency: 'IDR',
-    accountInfo: bank('IDR_ACCOUNT', { bankName: 'Bank Central Asia', accountNumber: '1234567890', swiftCode: 'CENAIDJA', phoneNumber: '+628123456789' }),
+    accountInfo: bank('IDR_ACCOUNT', {
+      bankName: 'Bank Central Asia',
+      accountNumber: '1234567890',
+      swiftCode: 'CENAIDJA',
+      phoneNumber: '+628123456789',
+    }),
     rails: ['BANK_TRANSFER'],
-    invalid: { accountInfo: bank('IDR_ACCOUNT', { bankName: 'Bank Central Asia', accountNumber: '1234567890', swiftCode: 'CENAIDJA', phoneNumber: '+658123456789' }), field: 'accountInfo.phoneNumber' },
+    invalid: {
+      accountInfo: bank('IDR_ACCOUNT', {
+        bankName: 'Bank Central Asia',
+        accountNumber: '1234567890',
+        swiftCode: 'CENAIDJA',
+        phoneNumber: '+658123456789',
+      }),
+      field: 'accountInfo.phoneNumber',
+    },
   },
   MYR_ACCOUNT: {
     currency: 'MYR',
     accountInfo: bank('MYR_ACCOUNT', { bankName: 'Maybank', accountNumber: '112233445566', swiftCode: 'MBBEMYKL' }),
     rails: ['BANK_TRANSFER'],
-    invalid: { accountInfo: bank('MYR_ACCOUNT', { bankName: '', accountNumber: '112233445566', swiftCode: 'MBBEMYKL' }), field: 'accountInfo.bankName' },
+    invalid: {
+      accountInfo: bank('MYR_ACCOUNT', { bankName: '', accountNumber: '112233445566', swiftCode: 'MBBEMYKL' }),
+      field: 'accountInfo.bankName',
+    },
   },
   THB_ACCOUNT: {
     currency: 'THB',
     accountInfo: bank('THB_ACCOUNT', { bankName: 'Bangkok Bank', accountNumber: '1234567890', swiftCode: 'BKKBTHBK' }),
     rails: ['BANK_TRANSFER'],
-    invalid: { accountInfo: bank('THB_ACCOUNT', { bankName: 'Bangkok Bank', accountNumber: '1234567890', swiftCode: 'bkkbthbk' }), field: 'accountInfo.swiftCode' },
+    invalid: {
+      accountInfo: bank('THB_ACCOUNT', { bankName: 'Bangkok Bank', accountNumber: '1234567890', swiftCode: 'bkkbthbk' }),
+      field: 'accountInfo.swiftCode',
+    },
   },
   VND_ACCOUNT: {
     currency: 'VND',
     accountInfo: bank('VND_ACCOUNT', { bankName: 'Vietcombank', accountNumber: '0011001234567', swiftCode: 'BFTVVNVX' }),
     rails: ['BANK_TRANSFER'],
-    invalid: { accountInfo: bank('VND_ACCOUNT', { bankName: 'Vietcombank', accountNumber: '0011001234567', swiftCode: 'BFTVVNVX' }, { beneficiaryType: 'INDIVIDUAL' }), field: 'accountInfo.beneficiary.fullName' },
+    invalid: {
+      accountInfo: bank(
+        'VND_ACCOUNT',
+        { bankName: 'Vietcombank', accountNumber: '0011001234567', swiftCode: 'BFTVVNVX' },
+        { beneficiaryType: 'INDIVIDUAL' },
+      ),
+      field: 'accountInfo.beneficiary.fullName',
+    },
   },
   ZAR_ACCOUNT: {
     currency: 'ZAR',
@@ -125,9 +187,16 @@ export const EXAMPLES: Record<string, Example> = {
   },
   COP_ACCOUNT: {
     currency: 'COP',
-    accountInfo: bank('COP_ACCOUNT', { bankName: 'Bancolombia', accountNumber: '12345678901', bankAccountType: 'SAVINGS' }, person('Ana Gómez', { documentType: 'CC', documentNumber: '1020304050' })),
+    accountInfo: bank(
+      'COP_ACCOUNT',
+      { bankName: 'Bancolombia', accountNumber: '12345678901', bankAccountType: 'SAVINGS' },
+      person('Ana Gómez', { documentType: 'CC', documentNumber: '1020304050' }),
+    ),
     rails: ['BANK_TRANSFER'],
-    invalid: { accountInfo: bank('COP_ACCOUNT', { bankName: 'Bancolombia', accountNumber: '12345678901' }), field: 'accountInfo.bankAccountType' },
+    invalid: {
+      accountInfo: bank('COP_ACCOUNT', { bankName: 'Bancolombia', accountNumber: '12345678901' }),
+      field: 'accountInfo.bankAccountType',
+    },
   },
   SLV_ACCOUNT: {
     currency: 'USD',
@@ -141,11 +210,131 @@ export const EXAMPLES: Record<string, Example> = {
     rails: ['MOBILE_MONEY'],
     invalid: { accountInfo: bank('KES_ACCOUNT', { phoneNumber: '+255712345678', provider: 'M-PESA' }), field: 'accountInfo.phoneNumber' },
   },
+  AED_ACCOUNT: {
+    currency: 'AED',
+    accountInfo: bank(
+      'AED_ACCOUNT',
+      { iban: 'AE070331234567890123456', swiftCode: 'EBILAEAD' },
+      person('Omar Ali', { address: AE_ADDRESS }),
+    ),
+    rails: ['BANK_TRANSFER'],
+    invalid: {
+      accountInfo: bank('AED_ACCOUNT', { iban: 'AE070331234567890123457' }, person('Omar Ali', { address: AE_ADDRESS })),
+      field: 'accountInfo.iban',
+    },
+  },
+  GTQ_ACCOUNT: {
+    currency: 'GTQ',
+    accountInfo: bank(
+      'GTQ_ACCOUNT',
+      { accountNumber: '0123456789', bankAccountType: 'CHECKING', bankName: 'Banco Industrial' },
+      person('Ana López', { countryOfResidence: 'GT', phoneNumber: '+50212345678' }),
+    ),
+    rails: ['BANK_TRANSFER'],
+    invalid: {
+      accountInfo: bank(
+        'GTQ_ACCOUNT',
+        { accountNumber: '0123456789', bankName: 'Banco Industrial' },
+        person('Ana López', { countryOfResidence: 'GT', phoneNumber: '+50212345678' }),
+      ),
+      field: 'accountInfo.bankAccountType',
+    },
+  },
+  JMD_ACCOUNT: {
+    currency: 'JMD',
+    accountInfo: bank(
+      'JMD_ACCOUNT',
+      { accountNumber: '123456789', branchCode: '12345', bankAccountType: 'SAVINGS', bankName: 'NCB' },
+      person('Mark Brown', { address: { ...ADDRESS, country: 'JM' }, phoneNumber: '+18761234567' }),
+    ),
+    rails: ['BANK_TRANSFER'],
+    invalid: {
+      accountInfo: bank(
+        'JMD_ACCOUNT',
+        { accountNumber: '123456789', branchCode: '123', bankAccountType: 'SAVINGS', bankName: 'NCB' },
+        person('Mark Brown', { address: { ...ADDRESS, country: 'JM' }, phoneNumber: '+18761234567' }),
+      ),
+      field: 'accountInfo.branchCode',
+    },
+  },
+  BDT_ACCOUNT: {
+    currency: 'BDT',
+    accountInfo: bank('BDT_ACCOUNT', { bankName: 'Sonali Bank', accountNumber: '1234567890123' }),
+    rails: ['BANK_TRANSFER'],
+    invalid: { accountInfo: bank('BDT_ACCOUNT', { bankName: 'Sonali Bank', phoneNumber: '12' }), field: 'accountInfo.phoneNumber' },
+  },
+  GHS_ACCOUNT: {
+    currency: 'GHS',
+    accountInfo: bank('GHS_ACCOUNT', { bankName: 'GCB Bank', phoneNumber: '+233241234567' }),
+    rails: ['MOBILE_MONEY'],
+    invalid: { accountInfo: bank('GHS_ACCOUNT', { bankName: 'GCB Bank', phoneNumber: '0241234567' }), field: 'accountInfo.phoneNumber' },
+  },
+  CNY_ACCOUNT: {
+    currency: 'CNY',
+    // CNY bank transfers are business-to-business.
+    accountInfo: bank(
+      'CNY_ACCOUNT',
+      { bankName: 'Bank of China', accountNumber: '6217000010001234567' },
+      {
+        beneficiaryType: 'BUSINESS',
+        legalName: 'Shenzhen Trading Co',
+        address: { line1: '1 Shennan Rd', postalCode: '518000', country: 'CN' },
+      },
+    ),
+    rails: ['BANK_TRANSFER'],
+    invalid: { accountInfo: bank('CNY_ACCOUNT', { accountNumber: '6217000010001234567' }), field: 'accountInfo.bankName' },
+  },
+  EGP_ACCOUNT: {
+    currency: 'EGP',
+    accountInfo: bank('EGP_ACCOUNT', { bankName: 'National Bank of Egypt', iban: 'EG380019000500000000263180002' }),
+    rails: ['BANK_TRANSFER'],
+    invalid: {
+      accountInfo: bank('EGP_ACCOUNT', { bankName: 'National Bank of Egypt', iban: 'EG380019000500000000263180003' }),
+      field: 'accountInfo.iban',
+    },
+  },
+  PKR_ACCOUNT: {
+    currency: 'PKR',
+    accountInfo: bank('PKR_ACCOUNT', { bankName: 'HBL', accountNumber: '12345678901234' }),
+    rails: ['BANK_TRANSFER'],
+    invalid: {
+      accountInfo: bank('PKR_ACCOUNT', { bankName: 'HBL', accountNumber: '12345678901234', iban: 'PK36SCBL0000001123456703' }),
+      field: 'accountInfo.iban',
+    },
+  },
+  TZS_ACCOUNT: mobile('TZS', '+255712345678', { provider: 'M-Pesa' }, '+254712345678'),
+  RWF_ACCOUNT: mobile('RWF', '+250781234567', { provider: 'MTN' }, '+255781234567'),
+  ZMW_ACCOUNT: mobile('ZMW', '+260971234567', { provider: 'Airtel' }, '+250971234567'),
+  UGX_ACCOUNT: mobile('UGX', '+256771234567', { provider: 'MTN' }, '256771234567'),
+  MWK_ACCOUNT: mobile('MWK', '+265991234567', { provider: 'Airtel' }, '265991234567'),
+  BWP_ACCOUNT: mobile('BWP', '+26771234567', { provider: 'Orange' }, '26771234567'),
+  HTG_ACCOUNT: mobile('HTG', '+50934123456', {}, '34123456'),
+  XOF_ACCOUNT: {
+    currency: 'XOF',
+    accountInfo: bank('XOF_ACCOUNT', { phoneNumber: '+221771234567', provider: 'Orange', region: 'SN' }),
+    rails: ['MOBILE_MONEY'],
+    invalid: {
+      accountInfo: bank('XOF_ACCOUNT', { phoneNumber: '+221771234567', provider: 'Orange', region: 'GH' }),
+      field: 'accountInfo.region',
+    },
+  },
+  XAF_ACCOUNT: {
+    currency: 'XAF',
+    accountInfo: bank('XAF_ACCOUNT', { phoneNumber: '+237671234567', provider: 'MTN', region: 'CM' }),
+    rails: ['MOBILE_MONEY'],
+    invalid: {
+      accountInfo: bank('XAF_ACCOUNT', { phoneNumber: '+237671234567', provider: 'MTN', region: 'GA' }),
+      field: 'accountInfo.region',
+    },
+  },
   SWIFT_ACCOUNT: {
     currency: 'EUR',
     accountInfo: bank('SWIFT_ACCOUNT', { country: 'NG', swiftCode: 'DEUTDEFF', bankName: 'Deutsche Bank', accountNumber: '1234567890' }),
     rails: ['SWIFT'],
-    invalid: { accountInfo: bank('SWIFT_ACCOUNT', { country: 'NG', swiftCode: 'DEUTDEFF', bankName: 'Deutsche Bank' }), field: 'accountInfo.accountNumber' },
+    invalid: {
+      accountInfo: bank('SWIFT_ACCOUNT', { country: 'NG', swiftCode: 'DEUTDEFF', bankName: 'Deutsche Bank' }),
+      field: 'accountInfo.accountNumber',
+    },
   },
   LAYER2_WALLET: {
     currency: 'BTC',
@@ -155,7 +344,10 @@ export const EXAMPLES: Record<string, Example> = {
   CHAIN2_WALLET: {
     currency: 'USDC',
     accountInfo: { accountType: 'CHAIN2_WALLET', address: '4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg' },
-    invalid: { accountInfo: { accountType: 'CHAIN2_WALLET', address: '0OIl6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg' }, field: 'accountInfo.address' },
+    invalid: {
+      accountInfo: { accountType: 'CHAIN2_WALLET', address: '0OIl6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg' },
+      field: 'accountInfo.address',
+    },
   },
   TRON_WALLET: {
     currency: 'USDT',
@@ -174,8 +366,15 @@ export const EXAMPLES: Record<string, Example> = {
   },
   ETHEREUM_WALLET: {
     currency: 'USDT',
-    accountInfo: { accountType: 'ETHEREUM_WALLET', address: EVM, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Roe', countryOfResidence: 'FR' } },
-    invalid: { accountInfo: { accountType: 'ETHEREUM_WALLET', address: EVM, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Roe' } }, field: 'accountInfo.beneficiary.countryOfResidence' },
+    accountInfo: {
+      accountType: 'ETHEREUM_WALLET',
+      address: EVM,
+      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Roe', countryOfResidence: 'FR' },
+    },
+    invalid: {
+      accountInfo: { accountType: 'ETHEREUM_WALLET', address: EVM, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Roe' } },
+      field: 'accountInfo.beneficiary.countryOfResidence',
+    },
   },
   PLASMA_WALLET: {
     currency: 'USDT',
@@ -185,7 +384,10 @@ export const EXAMPLES: Record<string, Example> = {
   LIGHTNING: {
     currency: 'BTC',
     accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'alice@wallet.example.com' },
-    invalid: { accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'alice@wallet.example.com', bolt12: 'lno1qcp4256ypqpq86q' }, field: 'accountInfo.lightningAddress' },
+    invalid: {
+      accountInfo: { accountType: 'LIGHTNING', lightningAddress: 'alice@wallet.example.com', bolt12: 'lno1qcp4256ypqpq86q' },
+      field: 'accountInfo.lightningAddress',
+    },
   },
 };
 

@@ -45,16 +45,44 @@ describe('accountInfo variants', () => {
   }
 
   it('INR: NEFT/RTGS need accountNumber, ifsc and rail together; both rails may be offered', async () => {
-    const neft = await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', accountNumber: '000111222333', ifsc: 'HDFC0001234', rail: 'RTGS', beneficiary: person() } });
+    const neft = await create({
+      currency: 'INR',
+      accountInfo: { accountType: 'INR_ACCOUNT', accountNumber: '000111222333', ifsc: 'HDFC0001234', rail: 'RTGS', beneficiary: person() },
+    });
     expect(neft.status, neft.text).toBe(201);
     expect(neft.body.accountInfo.paymentRails).toEqual(['RTGS']);
-    const both = await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', vpa: 'ravi@okaxis', accountNumber: '000111222444', ifsc: 'HDFC0001234', rail: 'NEFT', beneficiary: person() } });
+    const both = await create({
+      currency: 'INR',
+      accountInfo: {
+        accountType: 'INR_ACCOUNT',
+        vpa: 'ravi@okaxis',
+        accountNumber: '000111222444',
+        ifsc: 'HDFC0001234',
+        rail: 'NEFT',
+        beneficiary: person(),
+      },
+    });
     expect(both.body.accountInfo.paymentRails).toEqual(['UPI', 'NEFT']);
-    const partial = await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', accountNumber: '000111222555', beneficiary: person() } });
+    const partial = await create({
+      currency: 'INR',
+      accountInfo: { accountType: 'INR_ACCOUNT', accountNumber: '000111222555', beneficiary: person() },
+    });
     expect(fieldsOf(expectFieldError(partial, 'accountInfo.ifsc'))).toContain('accountInfo.rail');
-    expectFieldError(await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', beneficiary: person() } }), 'accountInfo.vpa');
     expectFieldError(
-      await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', accountNumber: '000111222666', ifsc: 'HDFC0001234', rail: 'IMPS', beneficiary: person() } }),
+      await create({ currency: 'INR', accountInfo: { accountType: 'INR_ACCOUNT', beneficiary: person() } }),
+      'accountInfo.vpa',
+    );
+    expectFieldError(
+      await create({
+        currency: 'INR',
+        accountInfo: {
+          accountType: 'INR_ACCOUNT',
+          accountNumber: '000111222666',
+          ifsc: 'HDFC0001234',
+          rail: 'IMPS',
+          beneficiary: person(),
+        },
+      }),
       'accountInfo.rail',
     );
   });
@@ -69,32 +97,96 @@ describe('accountInfo variants', () => {
     await ok('CNPJ', '11222333000181');
     await ok('PHONE', '+5511987654321');
     await ok('RANDOM', '123e4567-e89b-42d3-a456-426614174000');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'CNPJ', pixKey: '11222333000182' } }), 'accountInfo.pixKey');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'EMAIL', pixKey: 'not-an-email' } }), 'accountInfo.pixKey');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'PHONE', pixKey: '+14155550123' } }), 'accountInfo.pixKey');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'RANDOM', pixKey: 'abc' } }), 'accountInfo.pixKey');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'EMAIL', pixKey: 'x@example.com', taxId: '12345678901' } }), 'accountInfo.taxId');
-    expectFieldError(await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'TAX', pixKey: 'x@example.com' } }), 'accountInfo.pixKeyType');
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'CNPJ', pixKey: '11222333000182' } }),
+      'accountInfo.pixKey',
+    );
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'EMAIL', pixKey: 'not-an-email' } }),
+      'accountInfo.pixKey',
+    );
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'PHONE', pixKey: '+14155550123' } }),
+      'accountInfo.pixKey',
+    );
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'RANDOM', pixKey: 'abc' } }),
+      'accountInfo.pixKey',
+    );
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'EMAIL', pixKey: 'x@example.com', taxId: '12345678901' } }),
+      'accountInfo.taxId',
+    );
+    expectFieldError(
+      await create({ currency: 'BRL', accountInfo: { ...base, pixKeyType: 'TAX', pixKey: 'x@example.com' } }),
+      'accountInfo.pixKeyType',
+    );
   });
 
   it('EUR: requires the beneficiary country and a registry-length IBAN', async () => {
     const iban = 'FR1420041010050500013M02606';
-    const res = await create({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban, beneficiary: person('Jean Dupont', { countryOfResidence: 'FR' }) } });
+    const res = await create({
+      currency: 'EUR',
+      accountInfo: { accountType: 'EUR_ACCOUNT', iban, beneficiary: person('Jean Dupont', { countryOfResidence: 'FR' }) },
+    });
     expect(res.status, res.text).toBe(201);
-    expectFieldError(await create({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'FR14200410100505000130260', beneficiary: person('J', { countryOfResidence: 'FR' }) } }), 'accountInfo.iban');
-    expectFieldError(await create({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban, beneficiary: person('Jean Dupont') } }), 'accountInfo.beneficiary.countryOfResidence');
+    expectFieldError(
+      await create({
+        currency: 'EUR',
+        accountInfo: {
+          accountType: 'EUR_ACCOUNT',
+          iban: 'FR14200410100505000130260',
+          beneficiary: person('J', { countryOfResidence: 'FR' }),
+        },
+      }),
+      'accountInfo.iban',
+    );
+    expectFieldError(
+      await create({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban, beneficiary: person('Jean Dupont') } }),
+      'accountInfo.beneficiary.countryOfResidence',
+    );
   });
 
   it('bank accounts require a beneficiary; businesses need legalName; beneficiary fields are checked', async () => {
-    const info = (beneficiary?: unknown) => ({ accountType: 'US_ACCOUNT', accountNumber: '555000111', routingNumber: '021000021', ...(beneficiary ? { beneficiary } : {}) });
+    const info = (beneficiary?: unknown) => ({
+      accountType: 'US_ACCOUNT',
+      accountNumber: '555000111',
+      routingNumber: '021000021',
+      ...(beneficiary ? { beneficiary } : {}),
+    });
     expectFieldError(await create({ currency: 'USD', accountInfo: info() }), 'accountInfo.beneficiary');
-    expectFieldError(await create({ currency: 'USD', accountInfo: info({ beneficiaryType: 'BUSINESS', fullName: 'Acme' }) }), 'accountInfo.beneficiary.legalName');
-    expectFieldError(await create({ currency: 'USD', accountInfo: info({ beneficiaryType: 'TRUST', fullName: 'X' }) }), 'accountInfo.beneficiary.beneficiaryType');
-    expectFieldError(await create({ currency: 'USD', accountInfo: info(person('A B', { birthDate: '15/01/1990' })) }), 'accountInfo.beneficiary.birthDate');
-    expectFieldError(await create({ currency: 'USD', accountInfo: info(person('A B', { address: { line1: 'x', country: 'US' } })) }), 'accountInfo.beneficiary.address.postalCode');
-    const biz = await create({ currency: 'USD', accountInfo: info({ beneficiaryType: 'BUSINESS', legalName: 'Acme Corp', registrationNumber: 'C-123', address: { line1: '1 Main', postalCode: '10001', country: 'US' } }) });
+    expectFieldError(
+      await create({ currency: 'USD', accountInfo: info({ beneficiaryType: 'BUSINESS', fullName: 'Acme' }) }),
+      'accountInfo.beneficiary.legalName',
+    );
+    expectFieldError(
+      await create({ currency: 'USD', accountInfo: info({ beneficiaryType: 'TRUST', fullName: 'X' }) }),
+      'accountInfo.beneficiary.beneficiaryType',
+    );
+    expectFieldError(
+      await create({ currency: 'USD', accountInfo: info(person('A B', { birthDate: '15/01/1990' })) }),
+      'accountInfo.beneficiary.birthDate',
+    );
+    expectFieldError(
+      await create({ currency: 'USD', accountInfo: info(person('A B', { address: { line1: 'x', country: 'US' } })) }),
+      'accountInfo.beneficiary.address.postalCode',
+    );
+    const biz = await create({
+      currency: 'USD',
+      accountInfo: info({
+        beneficiaryType: 'BUSINESS',
+        legalName: 'Acme Corp',
+        registrationNumber: 'C-123',
+        address: { line1: '1 Main', postalCode: '10001', country: 'US' },
+      }),
+    });
     expect(biz.status, biz.text).toBe(201);
-    expect(biz.body.accountInfo.beneficiary).toEqual({ beneficiaryType: 'BUSINESS', legalName: 'Acme Corp', registrationNumber: 'C-123', address: { line1: '1 Main', postalCode: '10001', country: 'US' } });
+    expect(biz.body.accountInfo.beneficiary).toEqual({
+      beneficiaryType: 'BUSINESS',
+      legalName: 'Acme Corp',
+      registrationNumber: 'C-123',
+      address: { line1: '1 Main', postalCode: '10001', country: 'US' },
+    });
   });
 
   it('Lightning needs exactly one destination; invoices and offers are accepted', async () => {
@@ -139,22 +231,60 @@ describe('unknown and misplaced fields', () => {
   it('names unknown fields at every depth', async () => {
     const us = EXAMPLES.US_ACCOUNT!;
     expectFieldError(await create({ currency: 'USD', accountInfo: us.accountInfo, nickname: 'x' }), 'nickname');
-    expectFieldError(await create({ currency: 'USD', accountInfo: { ...us.accountInfo, iban: 'DE89370400440532013000' } }), 'accountInfo.iban');
-    expectFieldError(await create({ currency: 'USD', accountInfo: { ...us.accountInfo, paymentRails: ['ACH'] } }), 'accountInfo.paymentRails');
-    expectFieldError(await create({ currency: 'USD', accountInfo: { ...us.accountInfo, beneficiary: person('A B', { ssn: '1' }) } }), 'accountInfo.beneficiary.ssn');
     expectFieldError(
-      await create({ currency: 'USD', accountInfo: { ...us.accountInfo, beneficiary: person('A B', { address: { ...ADDRESS, planet: 'Mars' } }) } }),
+      await create({ currency: 'USD', accountInfo: { ...us.accountInfo, iban: 'DE89370400440532013000' } }),
+      'accountInfo.iban',
+    );
+    // paymentRails is accepted on create (the live SDK sends it; issue #21), but only the type's rails.
+    expectFieldError(
+      await create({ currency: 'USD', accountInfo: { ...us.accountInfo, paymentRails: ['SEPA'] } }),
+      'accountInfo.paymentRails.0',
+    );
+    expectFieldError(
+      await create({ currency: 'USD', accountInfo: { ...us.accountInfo, beneficiary: person('A B', { ssn: '1' }) } }),
+      'accountInfo.beneficiary.ssn',
+    );
+    expectFieldError(
+      await create({
+        currency: 'USD',
+        accountInfo: { ...us.accountInfo, beneficiary: person('A B', { address: { ...ADDRESS, planet: 'Mars' } }) },
+      }),
       'accountInfo.beneficiary.address.planet',
     );
-    expectFieldError(await create({ currency: 'BTC', accountInfo: { accountType: 'LAYER2_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu', memo: 'x' } }), 'accountInfo.memo');
     expectFieldError(
-      await create({ currency: 'USDC', accountInfo: { accountType: 'BASE_WALLET', address: '0xAbCDEF1234567890aBCdEf1234567890ABcDef99', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'A', countryOfResidence: 'US', birthDate: '1990-01-01' } } }),
+      await create({
+        currency: 'BTC',
+        accountInfo: {
+          accountType: 'LAYER2_WALLET',
+          address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu',
+          memo: 'x',
+        },
+      }),
+      'accountInfo.memo',
+    );
+    expectFieldError(
+      await create({
+        currency: 'USDC',
+        accountInfo: {
+          accountType: 'BASE_WALLET',
+          address: '0xAbCDEF1234567890aBCdEf1234567890ABcDef99',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'A', countryOfResidence: 'US', birthDate: '1990-01-01' },
+        },
+      }),
       'accountInfo.beneficiary.birthDate',
     );
   });
 
   it('rejects wrong JSON types without a 500', async () => {
-    for (const body of [[], 'x', 42, null, { currency: 5, accountInfo: {} }, { currency: 'USD', accountInfo: [] }, { currency: 'USD', accountInfo: { accountType: 7 } }]) {
+    for (const body of [
+      [],
+      'x',
+      42,
+      null,
+      { currency: 5, accountInfo: {} },
+      { currency: 'USD', accountInfo: [] },
+      { currency: 'USD', accountInfo: { accountType: 7 } },
+    ]) {
       const res = await p.api.post('/customers/external-accounts', body);
       expectError(res, 400, 'INVALID_INPUT');
     }

@@ -126,7 +126,7 @@ describe('platform isolation: another platform’s ids are 404', () => {
   it('cannot fund another platform’s internal account', async () => {
     const bAcc = await accountOf(b);
     const res = await a.api.post(`/sandbox/internal-accounts/${bAcc}/fund`, { amount: 100 });
-    expectError(res, 404, 'NOT_FOUND');
+    expectError(res, 404, 'REFERENCE_NOT_FOUND');
     checkEnvelope(res);
     const after = await b.api.get('/platform/internal-accounts');
     expect(after.body.data[0].balance.amount).toBe(0);
@@ -135,7 +135,11 @@ describe('platform isolation: another platform’s ids are 404', () => {
 
   it('unknown ids are 404 too', async () => {
     expectError(await a.api.get('/tokens/Token:00000000-0000-7000-8000-000000000000'), 404, 'TOKEN_NOT_FOUND');
-    expectError(await a.api.post('/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund', { amount: 1 }), 404, 'NOT_FOUND');
+    expectError(
+      await a.api.post('/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund', { amount: 1 }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
   });
 });
 

@@ -15,8 +15,20 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-const usd = { currencyCode: 'USD', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
-const eur = { currencyCode: 'EUR', minAmount: 100, maxAmount: 5_000_000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] };
+const usd = {
+  currencyCode: 'USD',
+  minAmount: 1,
+  maxAmount: 100_000_000,
+  requiredCounterpartyFields: [],
+  enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+};
+const eur = {
+  currencyCode: 'EUR',
+  minAmount: 100,
+  maxAmount: 5_000_000,
+  requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+  enabledTransactionTypes: ['OUTGOING'],
+};
 const fee = (variableFeeBps: number, amount: number, sourceCurrency = 'USD') => ({
   feeType: 'CROSS_CURRENCY_TRANSACTION',
   sourceCurrency,
@@ -40,7 +52,11 @@ describe('GET /config', () => {
     expect(typeof c.umaDomain).toBe('string');
     expect(typeof c.proxyUmaSubdomain).toBe('string');
     expect(c.supportedCurrencies.map((x: { currencyCode: string }) => x.currencyCode)).toEqual(['USD']);
-    expect(c.supportedCurrencies[0]).toMatchObject({ currencyCode: 'USD', requiredCounterpartyFields: [], enabledTransactionTypes: expect.any(Array) });
+    expect(c.supportedCurrencies[0]).toMatchObject({
+      currencyCode: 'USD',
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: expect.any(Array),
+    });
     expect(c.feeConfigs).toEqual([]);
     expect(c.isRegulatedFinancialInstitution).toBe(false);
     expect(c.webhookEndpoint).toBeUndefined();
@@ -101,8 +117,14 @@ describe('PATCH /config merge rules', () => {
 
   it('embeddedWalletConfig bounds are enforced', async () => {
     expectFieldError(await p.api.patch('/config', { embeddedWalletConfig: { otpLength: 3 } }), 'embeddedWalletConfig.otpLength');
-    expectFieldError(await p.api.patch('/config', { embeddedWalletConfig: { expirationSeconds: 86401 } }), 'embeddedWalletConfig.expirationSeconds');
-    expectFieldError(await p.api.patch('/config', { embeddedWalletConfig: { sendFromEmailAddress: 'not-an-email' } }), 'embeddedWalletConfig.sendFromEmailAddress');
+    expectFieldError(
+      await p.api.patch('/config', { embeddedWalletConfig: { expirationSeconds: 86401 } }),
+      'embeddedWalletConfig.expirationSeconds',
+    );
+    expectFieldError(
+      await p.api.patch('/config', { embeddedWalletConfig: { sendFromEmailAddress: 'not-an-email' } }),
+      'embeddedWalletConfig.sendFromEmailAddress',
+    );
   });
 
   it('cardTokenization2faConfig merges, nested objects too', async () => {
@@ -110,7 +132,10 @@ describe('PATCH /config merge rules', () => {
     expect(r1.body.cardTokenization2faConfig).toEqual({ displayName: 'Corridor', email: { subject: 'Your code' } });
     const r2 = await p.api.patch('/config', { cardTokenization2faConfig: { email: { fromName: 'Corridor' } } });
     expect(r2.body.cardTokenization2faConfig).toEqual({ displayName: 'Corridor', email: { subject: 'Your code', fromName: 'Corridor' } });
-    expectFieldError(await p.api.patch('/config', { cardTokenization2faConfig: { logoUrl: 'http://insecure.example.com/logo.png' } }), 'cardTokenization2faConfig.logoUrl');
+    expectFieldError(
+      await p.api.patch('/config', { cardTokenization2faConfig: { logoUrl: 'http://insecure.example.com/logo.png' } }),
+      'cardTokenization2faConfig.logoUrl',
+    );
   });
 
   it('feeConfigs upsert by (feeType, sourceCurrency) and are removed when both fees are 0', async () => {
@@ -147,7 +172,10 @@ describe('PATCH /config merge rules', () => {
   it('fee validation', async () => {
     expectFieldError(await p.api.patch('/config', { feeConfigs: [fee(10001, 0)] }), 'feeConfigs.0.variableFeeBps');
     expectFieldError(await p.api.patch('/config', { feeConfigs: [{ ...fee(1, 1), feeType: 'OTHER' }] }), 'feeConfigs.0.feeType');
-    expectFieldError(await p.api.patch('/config', { feeConfigs: [{ ...fee(1, 1), fixedFee: { amount: 1, currency: 'EUR' } }] }), 'feeConfigs.0.fixedFee.currency');
+    expectFieldError(
+      await p.api.patch('/config', { feeConfigs: [{ ...fee(1, 1), fixedFee: { amount: 1, currency: 'EUR' } }] }),
+      'feeConfigs.0.fixedFee.currency',
+    );
   });
 
   it('read-only fields cannot be patched', async () => {
@@ -181,9 +209,15 @@ describe('supportedCurrencies', () => {
   it('other list problems are 400 INVALID_INPUT naming the field', async () => {
     const p = await srv.newPlatform();
     expectFieldError(await p.api.patch('/config', { supportedCurrencies: [usd, usd] }), 'supportedCurrencies.1.currencyCode');
-    expectFieldError(await p.api.patch('/config', { supportedCurrencies: [{ ...usd, minAmount: 10, maxAmount: 5 }] }), 'supportedCurrencies.0.minAmount');
+    expectFieldError(
+      await p.api.patch('/config', { supportedCurrencies: [{ ...usd, minAmount: 10, maxAmount: 5 }] }),
+      'supportedCurrencies.0.minAmount',
+    );
     expectFieldError(await p.api.patch('/config', { supportedCurrencies: [] }), 'supportedCurrencies');
-    expectFieldError(await p.api.patch('/config', { supportedCurrencies: [{ ...usd, currencyCode: 'usd' }] }), 'supportedCurrencies.0.currencyCode');
+    expectFieldError(
+      await p.api.patch('/config', { supportedCurrencies: [{ ...usd, currencyCode: 'usd' }] }),
+      'supportedCurrencies.0.currencyCode',
+    );
   });
 
   it('adding EUR creates one EUR platform internal account; re-sending does not add another', async () => {
@@ -255,7 +289,11 @@ describe('webhookEndpoint TEST event', () => {
     expect(events).toHaveLength(2);
 
     // A rejected patch queues nothing.
-    expectError(await p.api.patch('/config', { webhookEndpoint: 'https://hooks.example.com/three', feeConfigs: [fee(1, 1, 'EUR')] }), 501, 'NOT_IMPLEMENTED');
+    expectError(
+      await p.api.patch('/config', { webhookEndpoint: 'https://hooks.example.com/three', feeConfigs: [fee(1, 1, 'EUR')] }),
+      501,
+      'NOT_IMPLEMENTED',
+    );
     expect(await testEvents(p.id)).toHaveLength(2);
     expect((await p.api.get('/config')).body.webhookEndpoint).toBe('https://hooks.example.com/two');
   });

@@ -51,7 +51,14 @@ describe('400 INVALID_INPUT', () => {
     expectFieldError(await p.api.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: 0 }), 'amount');
     expectFieldError(await p.api.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: 2 ** 53 }), 'amount');
     expectFieldError(await p.api.patch('/config', { embeddedWalletConfig: { otpLength: 'six' } }), 'embeddedWalletConfig.otpLength');
-    expectFieldError(await p.api.patch('/config', { supportedCurrencies: [{ currencyCode: 'USD', minAmount: -1, maxAmount: 10, requiredCounterpartyFields: [], enabledTransactionTypes: [] }] }), 'supportedCurrencies.0.minAmount');
+    expectFieldError(
+      await p.api.patch('/config', {
+        supportedCurrencies: [
+          { currencyCode: 'USD', minAmount: -1, maxAmount: 10, requiredCounterpartyFields: [], enabledTransactionTypes: [] },
+        ],
+      }),
+      'supportedCurrencies.0.minAmount',
+    );
   });
 
   it('a non-object body', async () => {
@@ -63,7 +70,7 @@ describe('400 INVALID_INPUT', () => {
     // No body at all where one is required.
     const none = await p.api.post('/tokens');
     expectError(none, 400, 'INVALID_INPUT');
-    const empty = await p.api.post('/tokens', undefined, { raw: '' , headers: { 'content-type': 'application/json' } });
+    const empty = await p.api.post('/tokens', undefined, { raw: '', headers: { 'content-type': 'application/json' } });
     expectError(empty, 400, 'INVALID_INPUT');
   });
 
@@ -72,7 +79,9 @@ describe('400 INVALID_INPUT', () => {
     expectFieldError(res, 'permissions');
     expect(res.body.details.errors.find((e: { field: string }) => e.field === 'permissions').message).toBe('is required');
     expectFieldError(await p.api.post(`/sandbox/internal-accounts/${accountId}/fund`, {}), 'amount');
-    const nested = await p.api.patch('/config', { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 10 }] });
+    const nested = await p.api.patch('/config', {
+      feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 10 }],
+    });
     expectFieldError(nested, 'feeConfigs.0.fixedFee');
   });
 
@@ -88,14 +97,34 @@ describe('400 INVALID_INPUT', () => {
 
   it('unknown nested fields, at any depth', async () => {
     expectFieldError(await p.api.patch('/config', { embeddedWalletConfig: { nope: 1 } }), 'embeddedWalletConfig.nope');
-    expectFieldError(await p.api.patch('/config', { cardTokenization2faConfig: { email: { subject: 'hi', cc: 'x' } } }), 'cardTokenization2faConfig.email.cc');
     expectFieldError(
-      await p.api.patch('/config', { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 1, fixedFee: { amount: 0, currency: 'USD', note: 'x' } }] }),
+      await p.api.patch('/config', { cardTokenization2faConfig: { email: { subject: 'hi', cc: 'x' } } }),
+      'cardTokenization2faConfig.email.cc',
+    );
+    expectFieldError(
+      await p.api.patch('/config', {
+        feeConfigs: [
+          {
+            feeType: 'CROSS_CURRENCY_TRANSACTION',
+            sourceCurrency: 'USD',
+            variableFeeBps: 1,
+            fixedFee: { amount: 0, currency: 'USD', note: 'x' },
+          },
+        ],
+      }),
       'feeConfigs.0.fixedFee.note',
     );
     expectFieldError(
       await p.api.patch('/config', {
-        supportedCurrencies: [{ currencyCode: 'USD', minAmount: 1, maxAmount: 10, requiredCounterpartyFields: [{ name: 'EMAIL', mandatory: true, why: 1 }], enabledTransactionTypes: [] }],
+        supportedCurrencies: [
+          {
+            currencyCode: 'USD',
+            minAmount: 1,
+            maxAmount: 10,
+            requiredCounterpartyFields: [{ name: 'EMAIL', mandatory: true, why: 1 }],
+            enabledTransactionTypes: [],
+          },
+        ],
       }),
       'supportedCurrencies.0.requiredCounterpartyFields.0.why',
     );
@@ -153,7 +182,7 @@ describe('400 INVALID_INPUT', () => {
 });
 
 describe('404 and 405', () => {
-  it('an unknown route is a JSON 404 NOT_FOUND', async () => {
+  it('an unknown route is a JSON 404 REFERENCE_NOT_FOUND', async () => {
     for (const [client, path] of [
       [p.api, '/nope'],
       [srv.anon, '/definitely-not-a-route/Thing:x'],
@@ -161,7 +190,7 @@ describe('404 and 405', () => {
       [new Client(srv.origin), '/2025-01-01/config'],
     ] as const) {
       const res = await client.get(path);
-      expectError(res, 404, 'NOT_FOUND');
+      expectError(res, 404, 'REFERENCE_NOT_FOUND');
       checkEnvelope(res);
     }
   });
@@ -211,7 +240,7 @@ describe('envelope on every response', () => {
     for (const [status, codes] of Object.entries(ERROR_CATALOGUE)) {
       for (const code of codes) expect(isCatalogued(Number(status), code)).toBe(true);
     }
-    expect(isCatalogued(400, 'NOT_FOUND')).toBe(false);
+    expect(isCatalogued(400, 'REFERENCE_NOT_FOUND')).toBe(false);
     expect(isCatalogued(418, 'INVALID_INPUT')).toBe(false);
   });
 });
@@ -281,7 +310,11 @@ describe('500 INTERNAL_ERROR', () => {
 
       // Money movement: the posting is applied, then the event id fails; all of it rolls back,
       // and the Idempotency-Key is not burned.
-      const fund = await q.api.post(`/sandbox/internal-accounts/${qAccount}/fund`, { amount: 700 }, { headers: { 'Idempotency-Key': 'late-failure' } });
+      const fund = await q.api.post(
+        `/sandbox/internal-accounts/${qAccount}/fund`,
+        { amount: 700 },
+        { headers: { 'Idempotency-Key': 'late-failure' } },
+      );
       expectOpaque500(fund);
     } finally {
       failOn.delete('Webhook');
@@ -296,7 +329,11 @@ describe('500 INTERNAL_ERROR', () => {
     const entries = await bad.app.ctx.db.selectFrom('ledger_entries').select('id').where('platform_id', '=', q.id).execute();
     expect(entries).toHaveLength(0);
 
-    const retry = await q.api.post(`/sandbox/internal-accounts/${qAccount}/fund`, { amount: 700 }, { headers: { 'Idempotency-Key': 'late-failure' } });
+    const retry = await q.api.post(
+      `/sandbox/internal-accounts/${qAccount}/fund`,
+      { amount: 700 },
+      { headers: { 'Idempotency-Key': 'late-failure' } },
+    );
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotency-hit')).toBeNull();
     expect(retry.body.balance.amount).toBe(700);

@@ -15,13 +15,23 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-async function setup(): Promise<{ p: PlatformHandle; account: string; fund: (amount: number, key?: string) => Promise<Res>; balance: () => Promise<number> }> {
+async function setup(): Promise<{
+  p: PlatformHandle;
+  account: string;
+  fund: (amount: number, key?: string) => Promise<Res>;
+  balance: () => Promise<number>;
+}> {
   const p = await srv.newPlatform();
   const account = (await p.api.get('/platform/internal-accounts')).body.data[0].id as string;
   return {
     p,
     account,
-    fund: (amount, key) => p.api.post(`/sandbox/internal-accounts/${account}/fund`, { amount }, key === undefined ? {} : { headers: { 'Idempotency-Key': key } }),
+    fund: (amount, key) =>
+      p.api.post(
+        `/sandbox/internal-accounts/${account}/fund`,
+        { amount },
+        key === undefined ? {} : { headers: { 'Idempotency-Key': key } },
+      ),
     balance: async () => (await p.api.get('/platform/internal-accounts')).body.data[0].balance.amount as number,
   };
 }
@@ -31,7 +41,12 @@ async function entries(platformId: string): Promise<number> {
 }
 
 async function balanceEvents(platformId: string): Promise<number> {
-  const rows = await srv.app.ctx.db.selectFrom('outbox_events').select('id').where('platform_id', '=', platformId).where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED').execute();
+  const rows = await srv.app.ctx.db
+    .selectFrom('outbox_events')
+    .select('id')
+    .where('platform_id', '=', platformId)
+    .where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED')
+    .execute();
   return rows.length;
 }
 
@@ -92,15 +107,71 @@ describe('Idempotency-Key', () => {
     expect(replay.body.balance.amount).toBe(100);
   });
 
+  it('the same JSON with its keys in another order is the same request (hostile review, defect 11)', async () => {
+    const p = await srv.newPlatform();
+    const ext = await p.api.post('/platform/external-accounts', {
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'US_ACCOUNT',
+        accountNumber: '987654321001',
+        routingNumber: '021000021',
+        bankAccountType: 'CHECKING',
+        beneficiary: {
+          beneficiaryType: 'INDIVIDUAL',
+          fullName: 'Jane Doe',
+          birthDate: '1990-01-15',
+          nationality: 'US',
+          address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' },
+        },
+      },
+    });
+    const account = (await p.api.get('/platform/internal-accounts')).body.data[0].id as string;
+    await p.api.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 10_000 });
+    const key = randomUUID();
+    const headers = { 'Idempotency-Key': key };
+    const first = await p.api.post('/transfer-out', undefined, {
+      headers,
+      raw: `{"source":{"accountId":"${account}"},"destination":{"accountId":"${ext.body.id}"},"amount":700}`,
+    });
+    expect(first.status, first.text).toBe(201);
+    const reordered = await p.api.post('/transfer-out', undefined, {
+      headers,
+      raw: `{ "amount": 700, "destination": {"accountId": "${ext.body.id}"}, "source": {"accountId": "${account}"} }`,
+    });
+    expect(reordered.status, reordered.text).toBe(201);
+    expect(reordered.headers.get('idempotency-hit')).toBe('true');
+    expect(reordered.body).toEqual(first.body);
+    // A different value is still a different request.
+    expectError(
+      await p.api.post('/transfer-out', undefined, {
+        headers,
+        raw: `{"amount":701,"destination":{"accountId":"${ext.body.id}"},"source":{"accountId":"${account}"}}`,
+      }),
+      409,
+      'CONFLICT',
+    );
+    expect((await p.api.get('/transactions')).body.totalCount).toBe(1);
+  });
+
   it('the same key on another path is 409 CONFLICT', async () => {
     const { p, fund } = await setup();
     const key = randomUUID();
     expect((await fund(100, key)).status).toBe(200);
     // Another account of the same platform.
-    const line = (code: string) => ({ currencyCode: code, minAmount: 1, maxAmount: 1000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING'] });
+    const line = (code: string) => ({
+      currencyCode: code,
+      minAmount: 1,
+      maxAmount: 1000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING'],
+    });
     await p.api.patch('/config', { supportedCurrencies: [line('USD'), line('EUR')] });
     const eur = (await p.api.get('/platform/internal-accounts', { query: { currency: 'EUR' } })).body.data[0].id;
-    expectError(await p.api.post(`/sandbox/internal-accounts/${eur}/fund`, { amount: 100 }, { headers: { 'Idempotency-Key': key } }), 409, 'CONFLICT');
+    expectError(
+      await p.api.post(`/sandbox/internal-accounts/${eur}/fund`, { amount: 100 }, { headers: { 'Idempotency-Key': key } }),
+      409,
+      'CONFLICT',
+    );
     expect((await p.api.get('/platform/internal-accounts', { query: { currency: 'EUR' } })).body.data[0].balance.amount).toBe(0);
   });
 
@@ -153,8 +224,12 @@ describe('Idempotency-Key', () => {
     const { p, fund, account, balance } = await setup();
     const key = randomUUID();
     // 404: the account does not exist.
-    const missing = await p.api.post('/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund', { amount: 5 }, { headers: { 'Idempotency-Key': key } });
-    expectError(missing, 404, 'NOT_FOUND');
+    const missing = await p.api.post(
+      '/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund',
+      { amount: 5 },
+      { headers: { 'Idempotency-Key': key } },
+    );
+    expectError(missing, 404, 'REFERENCE_NOT_FOUND');
     // Had the key been stored, this different request would be a 409; it succeeds instead.
     const ok = await fund(5, key);
     expect(ok.status, ok.text).toBe(200);
@@ -163,7 +238,10 @@ describe('Idempotency-Key', () => {
 
     // A failure of the same request is not replayed either: validation failures store nothing.
     const key2 = randomUUID();
-    expectFieldError(await p.api.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 0 }, { headers: { 'Idempotency-Key': key2 } }), 'amount');
+    expectFieldError(
+      await p.api.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 0 }, { headers: { 'Idempotency-Key': key2 } }),
+      'amount',
+    );
     const ok2 = await fund(6, key2);
     expect(ok2.status).toBe(200);
     expect(ok2.headers.get('idempotency-hit')).toBeNull();
@@ -172,7 +250,11 @@ describe('Idempotency-Key', () => {
     const key3 = randomUUID();
     const view = await p.api.post('/tokens', { name: 'viewer', permissions: ['VIEW'] });
     const viewer = p.api.with({ basic: { id: view.body.clientId, secret: view.body.clientSecret } });
-    expectError(await viewer.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 7 }, { headers: { 'Idempotency-Key': key3 } }), 403, 'FORBIDDEN');
+    expectError(
+      await viewer.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 7 }, { headers: { 'Idempotency-Key': key3 } }),
+      403,
+      'FORBIDDEN',
+    );
     const ok3 = await fund(7, key3);
     expect(ok3.status).toBe(200);
     expect(ok3.headers.get('idempotency-hit')).toBeNull();

@@ -62,8 +62,12 @@ describe('a new platform', () => {
     expect(r2.fundingPaymentInstructions).toEqual(r1.fundingPaymentInstructions);
     const other = await srv.newPlatform();
     const o = (await other.api.get('/platform/internal-accounts')).body.data[0];
-    expect(o.fundingPaymentInstructions[0].accountOrWalletInfo.reference).not.toBe(r1.fundingPaymentInstructions[0].accountOrWalletInfo.reference);
-    expect(o.fundingPaymentInstructions[0].accountOrWalletInfo.accountNumber).not.toBe(r1.fundingPaymentInstructions[0].accountOrWalletInfo.accountNumber);
+    expect(o.fundingPaymentInstructions[0].accountOrWalletInfo.reference).not.toBe(
+      r1.fundingPaymentInstructions[0].accountOrWalletInfo.reference,
+    );
+    expect(o.fundingPaymentInstructions[0].accountOrWalletInfo.accountNumber).not.toBe(
+      r1.fundingPaymentInstructions[0].accountOrWalletInfo.accountNumber,
+    );
   });
 
   it('created with currency EUR through the admin API starts with an EUR account', async () => {
@@ -89,7 +93,13 @@ describe('filters', () => {
   let multi: PlatformHandle;
   beforeAll(async () => {
     multi = await srv.newPlatform();
-    const line = (code: string) => ({ currencyCode: code, minAmount: 1, maxAmount: 1000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] });
+    const line = (code: string) => ({
+      currencyCode: code,
+      minAmount: 1,
+      maxAmount: 1000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+    });
     const res = await multi.api.patch('/config', { supportedCurrencies: [line('USD'), line('EUR'), line('USDC')] });
     expect(res.status).toBe(200);
   });
@@ -158,7 +168,13 @@ describe('sandbox fund', () => {
     expect(events).toHaveLength(2);
     expect(events.map((e) => e.resource_id)).toEqual([acc.id, acc.id]);
     const payloads = events.map((e) => JSON.parse(e.payload));
-    expect(payloads[0]).toMatchObject({ id: acc.id, type: 'INTERNAL_FIAT', status: 'ACTIVE', balance: { amount: 100_000, currency: USD }, fundingPaymentInstructions: [] });
+    expect(payloads[0]).toMatchObject({
+      id: acc.id,
+      type: 'INTERNAL_FIAT',
+      status: 'ACTIVE',
+      balance: { amount: 100_000, currency: USD },
+      fundingPaymentInstructions: [],
+    });
     expect(payloads[1].balance.amount).toBe(100_050);
     for (const e of events) {
       expect(e.id).toMatch(/^Webhook:/);
@@ -186,7 +202,7 @@ describe('sandbox fund', () => {
     for (const amount of [0, -5, 1.25, '10', null]) {
       expectFieldError(await f.api.post(`/sandbox/internal-accounts/${acc.id}/fund`, { amount }), 'amount');
     }
-    expectError(await f.api.post('/sandbox/internal-accounts/InternalAccount:nope/fund', { amount: 5 }), 404, 'NOT_FOUND');
+    expectError(await f.api.post('/sandbox/internal-accounts/InternalAccount:nope/fund', { amount: 5 }), 404, 'REFERENCE_NOT_FOUND');
     expect((await f.api.get('/platform/internal-accounts')).body.data[0].balance.amount).toBe(0);
     const events = await srv.app.ctx.db.selectFrom('outbox_events').select('id').where('platform_id', '=', f.id).execute();
     expect(events).toHaveLength(0);
@@ -225,7 +241,9 @@ describe('sandbox fund', () => {
     expect(over.status).toBe(400);
     checkEnvelope(over);
     expect((await f.api.get('/platform/internal-accounts')).body.data[0].balance.amount).toBe(near);
-    expect((await f.api.post(`/sandbox/internal-accounts/${acc.id}/fund`, { amount: 10 })).body.balance.amount).toBe(Number.MAX_SAFE_INTEGER);
+    expect((await f.api.post(`/sandbox/internal-accounts/${acc.id}/fund`, { amount: 10 })).body.balance.amount).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
     const report = await srv.ledger(f.id);
     expect(report.ok).toBe(true);
     expect(report.entries).toBe(2);
@@ -234,7 +252,9 @@ describe('sandbox fund', () => {
   it('concurrent funds all land', async () => {
     const f = await srv.newPlatform();
     const acc = (await f.api.get('/platform/internal-accounts')).body.data[0];
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => f.api.post(`/sandbox/internal-accounts/${acc.id}/fund`, { amount: i + 1 })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => f.api.post(`/sandbox/internal-accounts/${acc.id}/fund`, { amount: i + 1 })),
+    );
     for (const r of results) expect(r.status, r.text).toBe(200);
     expect((await f.api.get('/platform/internal-accounts')).body.data[0].balance.amount).toBe(55);
     const report = await srv.ledger(f.id);

@@ -7,13 +7,13 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { BASE_PATH } from '../../src/config.ts';
-import { WEBHOOK_TYPES, WEBHOOKS } from '../../src/webhooks/catalogue.ts';
+import { WEBHOOK_TYPES, WEBHOOKS } from '../../src/webhook-delivery/catalogue.ts';
 import { Client } from '../helpers/http.ts';
 import { laneStore, startServer, type TestServer } from '../helpers/server.ts';
 import { checkEnvelope } from './util.ts';
 
 let srv: TestServer;
-// `any`: the OpenAPI document is arbitrary JSON; the assertions below check its shape.
+// biome-ignore lint/suspicious/noExplicitAny: `any`: the OpenAPI document is arbitrary JSON; the assertions below check its shape.
 let doc: any;
 
 beforeAll(async () => {
@@ -112,7 +112,10 @@ describe('OpenAPI document', () => {
     for (const [op, spec] of documented) {
       expect(typeof spec.operationId, `${op} operationId`).toBe('string');
       expect(spec.operationId!.length).toBeGreaterThan(0);
-      expect(Object.keys(spec.responses ?? {}).some((s) => /^2\d\d$/.test(s)), `${op} has a 2xx response`).toBe(true);
+      expect(
+        Object.keys(spec.responses ?? {}).some((s) => /^2\d\d$/.test(s)),
+        `${op} has a 2xx response`,
+      ).toBe(true);
     }
     const ids = [...documented.values()].map((s) => s.operationId);
     expect(new Set(ids).size, 'operationIds are unique').toBe(ids.length);
@@ -152,7 +155,11 @@ describe('OpenAPI webhooks section (the event catalogue)', () => {
   const schemaOf = (key: string) => post(key).requestBody.content['application/json'].schema;
 
   it('has one webhook per catalogue entry, keyed and named like the live API', () => {
-    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(Object.values(WEBHOOKS).map((w) => w.key).sort());
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(
+      Object.values(WEBHOOKS)
+        .map((w) => w.key)
+        .sort(),
+    );
     for (const w of Object.values(WEBHOOKS)) {
       expect(post(w.key)?.operationId, w.key).toBe(w.operationId);
       expect(post(w.key).tags).toEqual(['Webhooks']);
@@ -162,7 +169,10 @@ describe('OpenAPI webhooks section (the event catalogue)', () => {
     // Not built: left out.
     for (const key of ['bulk-upload', 'invitation-claimed', 'card-transaction']) expect(doc.webhooks[key]).toBeUndefined();
     // operationIds stay unique across paths and webhooks.
-    const ids = [...documentedOperations().values()].map((s) => s.operationId).concat(Object.values(doc.webhooks).map((i: any) => i.post.operationId));
+    const ids = [...documentedOperations().values()]
+      .map((s) => s.operationId)
+      // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
+      .concat(Object.values(doc.webhooks).map((i: any) => i.post.operationId));
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -191,7 +201,9 @@ describe('OpenAPI webhooks section (the event catalogue)', () => {
   });
 
   it('documents the receiver replies and the WebhookSignature scheme', () => {
-    expect(doc.components.securitySchemes.WebhookSignature).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' }));
+    expect(doc.components.securitySchemes.WebhookSignature).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' }),
+    );
     for (const key of Object.keys(doc.webhooks)) {
       expect(post(key).security, key).toEqual([{ WebhookSignature: [] }]);
       expect(post(key).requestBody.required).toBe(true);
@@ -219,5 +231,51 @@ describe('/docs and /healthz', () => {
     expect(res.status).toBe(200);
     checkEnvelope(res);
     expect(res.body).toEqual({ status: 'ok', store: laneStore() });
+  });
+});
+
+describe('request bodies as the live API declares them (issue #21)', () => {
+  const op = (method: string, path: string) => doc.paths[`${BASE_PATH}${path}`]?.[method];
+  it('optional where the live document makes them optional, and absent where it declares none', () => {
+    // From the live openapi.yaml: requestBody without `required: true`.
+    for (const [method, path] of [
+      ['post', '/quotes/{quoteId}/execute'],
+      ['post', '/transactions/{transactionId}/cancel'],
+      ['post', '/transactions/{transactionId}/confirm'],
+      ['post', '/transactions/{transactionId}/approve'],
+      ['post', '/transactions/{transactionId}/reject'],
+      ['post', '/auth/credentials/{id}/challenge'],
+      ['post', '/agents/{agentId}/actions/{actionId}/reject'],
+    ] as const) {
+      expect(op(method, path), `${method} ${path}`).toBeDefined();
+      expect(op(method, path).requestBody?.required, `${method} ${path}`).toBe(false);
+    }
+    // No requestBody in the live document: Corridor still accepts an empty JSON object there.
+    for (const [method, path] of [
+      ['post', '/sandbox/webhooks/test'],
+      ['post', '/agents/me/quotes/{quoteId}/execute'],
+      ['post', '/agents/{agentId}/device-codes'],
+      ['post', '/agents/{agentId}/actions/{actionId}/approve'],
+      ['post', '/agents/device-codes/{code}/redeem'],
+    ] as const) {
+      expect(op(method, path), `${method} ${path}`).toBeDefined();
+      expect(op(method, path).requestBody, `${method} ${path}`).toBeUndefined();
+    }
+    // A body the operation needs stays required.
+    expect(op('post', '/quotes').requestBody.required).toBe(true);
+  });
+});
+
+describe('error bodies per status (issue #21)', () => {
+  it('each status names its own codes, from the live list (no NOT_FOUND of Corridor’s own)', () => {
+    const responses = doc.paths[`${BASE_PATH}/quotes/{quoteId}`].get.responses;
+    const ref = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+    const e404 = ref(responses['404'].content['application/json'].schema);
+    expect(e404.properties.status.enum).toEqual([404]);
+    expect(e404.properties.code.enum).toEqual(expect.arrayContaining(['QUOTE_NOT_FOUND', 'REFERENCE_NOT_FOUND', 'TRANSACTION_NOT_FOUND']));
+    expect(e404.properties.code.enum).not.toContain('NOT_FOUND');
+    const e401 = ref(responses['401'].content['application/json'].schema);
+    expect(e401.properties.code.enum).toContain('UNAUTHORIZED');
+    expect(e401.properties.code.enum).not.toContain('QUOTE_NOT_FOUND');
   });
 });

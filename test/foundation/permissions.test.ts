@@ -1,16 +1,25 @@
 /**
- * Token permissions per route (VIEW reads, MANAGE configures, TRANSACT moves money), secrets shown
- * only at creation, and the token list's filters and cursor pagination.
+ * Token permissions (VIEW reads, MANAGE configures, TRANSACT moves money) for every platform
+ * operation of the served document, derived from the permission each one publishes
+ * (`x-required-permission`, from its route's `config.permission`); secrets shown only at creation;
+ * the token list's filters and cursor pagination.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, expectError, type Res } from '../helpers/http.ts';
+import { PERMISSIONS, REQUIRED_PERMISSION, type Permission } from '../../src/http/auth.ts';
+import { type Client, expectError, type Res } from '../helpers/http.ts';
+import { operationsOf, type Operation } from '../helpers/api/operations.ts';
+import { sendOperation } from '../helpers/api/request.ts';
+import { diff, snapshot } from '../helpers/api/state.ts';
+import { buildWorld, quiesce, type World } from '../helpers/api/world.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import { checkEnvelope, expectFieldError, manualClock } from './util.ts';
 
-type Perm = 'VIEW' | 'TRANSACT' | 'MANAGE';
+type Perm = Permission;
 
 const clock = manualClock();
-let srv: TestServer;
+// Started here rather than in beforeAll: the matrix below has a test per operation of its document.
+const srv: TestServer = await startServer({ deps: { clock } });
+afterAll(async () => srv.close());
 let p: PlatformHandle;
 let accountId: string;
 const clients = {} as Record<Perm, Client>;
@@ -22,85 +31,120 @@ async function createToken(api: Client, name: string, permissions: Perm[]): Prom
 }
 
 beforeAll(async () => {
-  srv = await startServer({ deps: { clock } });
   p = await srv.newPlatform({ name: 'Permissions' });
   accountId = (await p.api.get('/platform/internal-accounts')).body.data[0].id;
-  for (const perm of ['VIEW', 'TRANSACT', 'MANAGE'] as const) {
+  for (const perm of PERMISSIONS) {
     const t = await createToken(p.api, `only-${perm}`, [perm]);
     expect(t.body.permissions).toEqual([perm]);
     clients[perm] = p.api.with({ basic: { id: t.body.clientId, secret: t.body.clientSecret } });
   }
 });
-afterAll(async () => srv.close());
 
-interface RouteCase {
-  name: string;
-  need: Perm;
-  call: (c: Client) => Promise<Res>;
-  ok: number;
-}
+// ---- the matrix: every platform operation, from the permission it publishes
 
-const routes: RouteCase[] = [
-  { name: 'GET /config', need: 'VIEW', ok: 200, call: (c) => c.get('/config') },
-  { name: 'PATCH /config', need: 'MANAGE', ok: 200, call: (c) => c.patch('/config', { embeddedWalletConfig: { appName: 'Perm test' } }) },
-  { name: 'POST /tokens', need: 'MANAGE', ok: 201, call: (c) => c.post('/tokens', { name: 'made-by-matrix', permissions: ['VIEW'] }) },
-  { name: 'GET /tokens', need: 'VIEW', ok: 200, call: (c) => c.get('/tokens') },
-  {
-    name: 'GET /tokens/{id}',
-    need: 'VIEW',
-    ok: 200,
-    call: async (c) => {
-      const victim = await createToken(p.api, 'read-me', ['VIEW']);
-      return c.get(`/tokens/${victim.body.id}`);
-    },
-  },
-  {
-    name: 'DELETE /tokens/{id}',
-    need: 'MANAGE',
-    ok: 204,
-    call: async (c) => {
-      const victim = await createToken(p.api, 'delete-me', ['VIEW']);
-      return c.delete(`/tokens/${victim.body.id}`);
-    },
-  },
-  { name: 'GET /platform/internal-accounts', need: 'VIEW', ok: 200, call: (c) => c.get('/platform/internal-accounts') },
-  {
-    name: 'POST /sandbox/internal-accounts/{id}/fund',
-    need: 'TRANSACT',
-    ok: 200,
-    call: (c) => c.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: 10 }),
-  },
-];
+const doc = (await srv.anon.get('/openapi.json')).body as { paths: Record<string, Record<string, Record<string, unknown>>> };
+/** Reads first, then writes, deletions, and the sandbox reset last (it empties the platform). */
+const rank = (o: Operation) => (o.operationId === 'sandboxReset' ? 3 : o.method === 'DELETE' ? 2 : o.method === 'GET' ? 0 : 1);
+const platformOps = operationsOf(doc)
+  .filter((o) => o.auth === 'basic')
+  .sort((a, b) => rank(a) - rank(b));
+const required = (o: Operation) => doc.paths[o.path]![o.method.toLowerCase()]![REQUIRED_PERMISSION] as Perm | undefined;
 
-describe('permissions per route', () => {
-  for (const r of routes) {
-    for (const perm of ['VIEW', 'TRANSACT', 'MANAGE'] as const) {
-      const allowed = perm === r.need;
-      it(`${r.name} with only ${perm} → ${allowed ? r.ok : '403 FORBIDDEN'}`, async () => {
-        const res = await r.call(clients[perm]);
+describe('the permission matrix of every platform operation', () => {
+  let w: World;
+  /** The world as a token holding only the operation's permission sees it (see beforeAll). */
+  let wOnly: World;
+  /** Per permission: a token holding every other permission, and one holding only it. */
+  const allBut = {} as Record<Perm, { id: string; secret: string }>;
+  const only = {} as Record<Perm, { id: string; secret: string }>;
+
+  beforeAll(async () => {
+    const q = await srv.newPlatform({ name: 'Permission matrix' });
+    w = await buildWorld(srv, q, true);
+    await quiesce(srv, [q.id], clock.nowMs());
+    for (const perm of PERMISSIONS) {
+      const others = PERMISSIONS.filter((x) => x !== perm);
+      const a = await createToken(q.api, `all-but-${perm}`, others);
+      allBut[perm] = { id: a.body.clientId, secret: a.body.clientSecret };
+      const o = await createToken(q.api, `matrix-only-${perm}`, [perm]);
+      only[perm] = { id: o.body.clientId, secret: o.body.clientSecret };
+    }
+    // Two rules beyond the route's permission have tests of their own (below, and test/agents):
+    // a token mints only permissions it holds (the body of createToken is fitted to the caller),
+    // and hands out an agent that moves money only with TRANSACT as well — so the agent the
+    // agent-management operations name here has a policy that moves none.
+    const viewer = await q.api.post('/agents', {
+      name: 'Matrix viewer agent',
+      customerId: w.ids.customer,
+      policy: {
+        permissions: ['VIEW_TRANSACTIONS'],
+        defaultExecutionMode: 'AUTO',
+        spendingLimits: { currency: 'USD', perTransactionLimit: 1 },
+      },
+    });
+    expect(viewer.status, viewer.text).toBe(201);
+    wOnly = { ...w, ids: { ...w.ids, agent: viewer.body.agent.id } };
+  });
+
+  it('every platform operation publishes the permission it needs', () => {
+    expect(platformOps.length).toBeGreaterThan(50);
+    const without = platformOps.filter((o) => !PERMISSIONS.includes(required(o)!)).map((o) => o.key);
+    expect(without, 'platform operations without x-required-permission (declare config.permission)').toEqual([]);
+  });
+
+  describe('a token holding every permission but the one needed: 403 FORBIDDEN, decided before the request is validated', () => {
+    let before: Awaited<ReturnType<typeof snapshot>>;
+    beforeAll(async () => {
+      before = await snapshot(srv, w.platform.id);
+    });
+
+    for (const op of platformOps) {
+      it(`${op.key} (${required(op)})`, async () => {
+        const need = required(op)!;
+        // An unknown query parameter and, where a body is taken, an unknown field: both are 400s, after the 403.
+        const res = await sendOperation(
+          srv.origin,
+          op,
+          w,
+          { basic: allBut[need] },
+          {
+            query: '?notAParameter=1',
+            ...(op.body ? { body: { notAField: true } } : {}),
+          },
+        );
         checkEnvelope(res);
-        if (allowed) expect(res.status, res.text).toBe(r.ok);
-        else {
-          expectError(res, 403, 'FORBIDDEN');
-          expect(res.body.message).toContain(r.need);
-        }
+        expectError(res, 403, 'FORBIDDEN');
+        expect(res.body.message).toContain(need);
       });
     }
-  }
 
+    it('none of them changed anything', async () => {
+      expect(diff(before, await snapshot(srv, w.platform.id))).toEqual([]);
+    });
+  });
+
+  describe('a token holding only the permission needed is not refused', () => {
+    for (const op of platformOps) {
+      it(`${op.key} (${required(op)})`, async () => {
+        const need = required(op)!;
+        const body = op.operationId === 'createToken' ? { name: `made by the matrix (${need})`, permissions: [need] } : undefined;
+        const res = await sendOperation(srv.origin, op, wOnly, { basic: only[need] }, { body });
+        checkEnvelope(res);
+        const what = `${op.key}: ${res.status} ${res.text}`;
+        expect(res.status, what).not.toBe(403);
+        expect(res.status, what).toBeLessThan(500);
+        // The token is accepted: a 401 here can only be the embedded wallet's own check (it names its reason).
+        if (res.status === 401) expect(res.body.reason, what).toEqual(expect.any(String));
+      });
+    }
+  });
+});
+
+describe('permissions', () => {
   it('403 is decided before the body is validated', async () => {
     expectError(await clients.VIEW.post('/tokens', { bogus: true }), 403, 'FORBIDDEN');
     expectError(await clients.VIEW.patch('/config', { embeddedWalletConfig: { nope: 1 } }), 403, 'FORBIDDEN');
     expectError(await clients.MANAGE.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: -1 }), 403, 'FORBIDDEN');
-  });
-
-  it('the forbidden writes changed nothing; the allowed fund moved money once', async () => {
-    const accounts = await p.api.get('/platform/internal-accounts');
-    // Only the TRANSACT token's fund (10) went through.
-    expect(accounts.body.data[0].balance.amount).toBe(10);
-    const tokens = await p.api.get('/tokens', { query: { name: 'made-by-matrix' } });
-    expect(tokens.body.totalCount).toBe(1);
-    expect((await srv.ledger(p.id)).ok).toBe(true);
   });
 
   it('a token with several permissions has each of them', async () => {
@@ -116,6 +160,26 @@ describe('permissions per route', () => {
     expectFieldError(await p.api.post('/tokens', { name: 'x', permissions: ['ADMIN'] }), 'permissions.0');
     expectFieldError(await p.api.post('/tokens', { name: 'x', permissions: ['VIEW', 'VIEW'] }), 'permissions');
     expectFieldError(await p.api.post('/tokens', { name: '', permissions: ['VIEW'] }), 'name');
+  });
+});
+
+describe('a token cannot grant more than it holds (hostile review, defect 2)', () => {
+  it('mints only a subset of its own permissions', async () => {
+    const manage = clients.MANAGE;
+    const tooMuch = expectError(await manage.post('/tokens', { name: 'escalate', permissions: ['TRANSACT'] }), 403, 'FORBIDDEN');
+    expect(tooMuch.body.details.missing).toEqual(['TRANSACT']);
+    expectError(await manage.post('/tokens', { name: 'escalate', permissions: ['MANAGE', 'VIEW'] }), 403, 'FORBIDDEN');
+    expectError(await manage.post('/tokens', { name: 'escalate', permissions: ['VIEW', 'TRANSACT', 'MANAGE'] }), 403, 'FORBIDDEN');
+    expect((await p.api.get('/tokens', { query: { name: 'escalate' } })).body.totalCount).toBe(0);
+    // Its own permission it may pass on; a token holding all three may mint any subset.
+    const same = await manage.post('/tokens', { name: 'manage-twin', permissions: ['MANAGE'] });
+    expect(same.status, same.text).toBe(201);
+    const twin = p.api.with({ basic: { id: same.body.clientId, secret: same.body.clientSecret } });
+    expectError(await twin.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: 1 }), 403, 'FORBIDDEN');
+    const mt = await createToken(p.api, 'manage+transact', ['MANAGE', 'TRANSACT']);
+    const both = p.api.with({ basic: { id: mt.body.clientId, secret: mt.body.clientSecret } });
+    expect((await both.post('/tokens', { name: 'mover', permissions: ['TRANSACT'] })).status).toBe(201);
+    expectError(await both.post('/tokens', { name: 'reader', permissions: ['VIEW'] }), 403, 'FORBIDDEN');
   });
 });
 

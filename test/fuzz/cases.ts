@@ -7,14 +7,26 @@
  */
 import { basicHeader } from '../helpers/http.ts';
 import { ADMIN_TOKEN } from '../helpers/server.ts';
-import { authHeader, baselineBody, pathSlot, pathValues, UNKNOWN_SLOT } from './baselines.ts';
+import { authHeader, baselineBody, pathSlot, pathValues, UNKNOWN_SLOT } from '../helpers/api/baselines.ts';
 import { utf8Header, type RawRequest } from './client.ts';
-import { bodyValid, fillPath, queryValid, type Operation, type Schema } from './openapi.ts';
+import { bodyValid, fillPath, queryValid, type Operation, type Schema } from '../helpers/api/operations.ts';
 import type { Expectation } from './oracle.ts';
 import type { Rng } from './rng.ts';
-import { closedObjects, fields, getAt, jsonType, NASTY_NUMBERS, nastyStrings, setAt, stringLeaves, TYPE_SAMPLES, typeOf, type JsonPath } from './values.ts';
-import { SLOTS, typePrefix, type World } from './world.ts';
-import { PDF } from '../kyc/util.ts';
+import {
+  closedObjects,
+  fields,
+  getAt,
+  jsonType,
+  NASTY_NUMBERS,
+  nastyStrings,
+  setAt,
+  stringLeaves,
+  TYPE_SAMPLES,
+  typeOf,
+  type JsonPath,
+} from '../helpers/api/values.ts';
+import { SLOTS, typePrefix, type World } from '../helpers/api/world.ts';
+import { PDF } from '../helpers/kyc.ts';
 
 export interface FuzzCase {
   label: string;
@@ -60,16 +72,30 @@ interface Parts {
 type BodyPart =
   | { kind: 'json'; text: string }
   | { kind: 'raw'; bytes: Buffer; contentType: string | null }
-  | { kind: 'form'; fields: Record<string, string>; files: { name: string; filename: string; type: string; bytes: Buffer }[]; boundary?: string; contentType?: string };
+  | {
+      kind: 'form';
+      fields: Record<string, string>;
+      files: { name: string; filename: string; type: string; bytes: Buffer }[];
+      boundary?: string;
+      contentType?: string;
+    };
 
 const BOUNDARY = 'fuzzboundary7MA4YWxkTrZu0gW';
 
 export function encodeForm(part: Extract<BodyPart, { kind: 'form' }>): Buffer {
   const b = part.boundary ?? BOUNDARY;
   const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(part.fields)) chunks.push(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`, 'utf8'));
+  for (const [k, v] of Object.entries(part.fields))
+    chunks.push(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`, 'utf8'));
   for (const f of part.files) {
-    chunks.push(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${f.name}"; filename="${f.filename}"\r\nContent-Type: ${f.type}\r\n\r\n`, 'utf8'), f.bytes, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(
+        `--${b}\r\nContent-Disposition: form-data; name="${f.name}"; filename="${f.filename}"\r\nContent-Type: ${f.type}\r\n\r\n`,
+        'utf8',
+      ),
+      f.bytes,
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${b}--\r\n`));
   return Buffer.concat(chunks);
@@ -78,7 +104,11 @@ export function encodeForm(part: Extract<BodyPart, { kind: 'form' }>): Buffer {
 function build(op: Operation, w: World, p: Parts): RawRequest {
   let path = fillPath(op, p.path) + (p.suffix ?? '');
   if (p.query !== undefined) path += `?${p.query}`;
-  const headers: Record<string, string> = { accept: 'application/json', ...(p.auth === null ? {} : (p.auth ?? authHeader(op, w))), ...p.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(p.auth === null ? {} : (p.auth ?? authHeader(op, w))),
+    ...p.headers,
+  };
   let body: Buffer | undefined;
   if (p.body?.kind === 'json') {
     body = Buffer.from(p.body.text, 'utf8');
@@ -120,23 +150,61 @@ export function generate(o: GenOptions): FuzzCase[] {
     out.push({ label, req: build(op, A, { ...base, ...parts, path: { ...base.path, ...parts.path } }), exp, ...(pair ? { pair } : {}) });
   const safe = op.method === 'GET';
   // A's ids appear in the path or body: the request targets A's resources.
-  const targetsA = op.pathParams.length > 0 || (bl !== undefined && stringLeaves(bl.body).some((l) => Object.values(A.ids).includes(l.value)));
+  const targetsA =
+    op.pathParams.length > 0 || (bl !== undefined && stringLeaves(bl.body).some((l) => Object.values(A.ids).includes(l.value)));
 
   // --- Bodies -----------------------------------------------------------------------------
   if (bl && !isForm) {
     const body = bl.body;
     const invalid = (v: unknown) => !bodyValid(op, v);
     const expFor = (v: unknown) => (invalid(v) ? mustReject() : lenient());
-    for (const text of some(['{', '{"a":}', '[1,]', '{"a":1}}', "{'a':1}", 'NaN', '\ufeff\ufeff{}', '{"a":"\\x"}', '{"a":1,}', '"unterminated', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'], 4)) {
+    for (const text of some(
+      [
+        '{',
+        '{"a":}',
+        '[1,]',
+        '{"a":1}}',
+        "{'a':1}",
+        'NaN',
+        '\ufeff\ufeff{}',
+        '{"a":"\\x"}',
+        '{"a":1,}',
+        '"unterminated',
+        '{"__proto__":{"admin":true}}',
+        '{"constructor":{"prototype":{"admin":true}}}',
+      ],
+      4,
+    )) {
       add(`body:malformed ${JSON.stringify(text).slice(0, 40)}`, { body: { kind: 'json', text } }, mustReject([400]));
     }
-    for (const v of some([[], 1, 'text', null, true, [body]], 3)) add(`body:top-level ${jsonType(v)}`, { body: { kind: 'json', text: JSON.stringify(v) } }, mustReject([400]));
-    add('body:oversized 1.2 MB', { body: { kind: 'json', text: JSON.stringify({ ...(body as object), fuzzPadding: 'x'.repeat(1_200_000) }) } }, mustReject([400, 413]));
+    for (const v of some([[], 1, 'text', null, true, [body]], 3))
+      add(`body:top-level ${jsonType(v)}`, { body: { kind: 'json', text: JSON.stringify(v) } }, mustReject([400]));
+    add(
+      'body:oversized 1.2 MB',
+      { body: { kind: 'json', text: JSON.stringify({ ...(body as object), fuzzPadding: 'x'.repeat(1_200_000) }) } },
+      mustReject([400, 413]),
+    );
     // Deep enough to overflow any recursive walk of the parsed body (the default stack holds ~10k frames).
     const deep = o.thorough ? 300_000 : 30_000;
     add(`body:deep array ${deep}`, { body: { kind: 'json', text: '['.repeat(deep) + ']'.repeat(deep) } }, mustReject([400]));
-    for (const ct of some(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', `multipart/form-data; boundary=${BOUNDARY}`, 'application/json-patch+json', 'text/json', '', null], 3)) {
-      add(`content-type:${ct === null ? 'none' : JSON.stringify(ct)}`, { body: { kind: 'raw', bytes: Buffer.from(JSON.stringify(body)), contentType: ct } }, mustReject([400, 415]));
+    for (const ct of some(
+      [
+        'text/plain',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        `multipart/form-data; boundary=${BOUNDARY}`,
+        'application/json-patch+json',
+        'text/json',
+        '',
+        null,
+      ],
+      3,
+    )) {
+      add(
+        `content-type:${ct === null ? 'none' : JSON.stringify(ct)}`,
+        { body: { kind: 'raw', bytes: Buffer.from(JSON.stringify(body)), contentType: ct } },
+        mustReject([400, 415]),
+      );
     }
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       const top = setAt(body, ['fuzzUnknownField'], 1);
@@ -176,8 +244,12 @@ export function generate(o: GenOptions): FuzzCase[] {
       }
       if (types.includes('object') || types.includes('array')) {
         const depth = o.thorough ? 100_000 : 20_000;
-        const raw = rng.chance(0.5) ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-        fadd(`body:deep nesting at ${pathLabel(f.path)}`, withRaw(body, f.path, raw), expFor(setAt(body, f.path, raw.startsWith('[') ? [[[]]] : { a: { a: 1 } })));
+        const raw = rng.chance(0.5) ? '['.repeat(depth) + ']'.repeat(depth) : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+        fadd(
+          `body:deep nesting at ${pathLabel(f.path)}`,
+          withRaw(body, f.path, raw),
+          expFor(setAt(body, f.path, raw.startsWith('[') ? [[[]]] : { a: { a: 1 } })),
+        );
       }
     }
     // Another platform's ids in the body, each paired with an id that exists nowhere.
@@ -195,7 +267,11 @@ export function generate(o: GenOptions): FuzzCase[] {
 
   if (bl && isForm) {
     const fields0 = bl.body as Record<string, string>;
-    const form = (f: Record<string, string>, files = [docFile], extra: Partial<Extract<BodyPart, { kind: 'form' }>> = {}): Partial<Parts> => ({ body: { kind: 'form', fields: f, files, ...extra } });
+    const form = (
+      f: Record<string, string>,
+      files = [docFile],
+      extra: Partial<Extract<BodyPart, { kind: 'form' }>> = {},
+    ): Partial<Parts> => ({ body: { kind: 'form', fields: f, files, ...extra } });
     add('form:unknown field', form({ ...fields0, fuzzUnknown: 'x' }), mustReject());
     add('form:no file', form(fields0, []), mustReject());
     add('form:two files', form(fields0, [docFile, docFile]), mustReject());
@@ -207,8 +283,22 @@ export function generate(o: GenOptions): FuzzCase[] {
       add(`form:NUL in ${k}`, form({ ...fields0, [k]: `a\u0000${fields0[k]}` }), mustReject([400]));
       add(`form:oversized ${k}`, form({ ...fields0, [k]: 'x'.repeat(5000) }), mustReject([400, 413]));
     }
-    add('form:garbage boundary', { body: { kind: 'raw', bytes: Buffer.from('--nope\r\nContent-Disposition: form-data; name="a"\r\n\r\nb'), contentType: `multipart/form-data; boundary=${BOUNDARY}` } }, mustReject([400, 415]));
-    add('form:no boundary', { body: { kind: 'raw', bytes: encodeForm({ kind: 'form', fields: fields0, files: [docFile] }), contentType: 'multipart/form-data' } }, mustReject([400, 415]));
+    add(
+      'form:garbage boundary',
+      {
+        body: {
+          kind: 'raw',
+          bytes: Buffer.from('--nope\r\nContent-Disposition: form-data; name="a"\r\n\r\nb'),
+          contentType: `multipart/form-data; boundary=${BOUNDARY}`,
+        },
+      },
+      mustReject([400, 415]),
+    );
+    add(
+      'form:no boundary',
+      { body: { kind: 'raw', bytes: encodeForm({ kind: 'form', fields: fields0, files: [docFile] }), contentType: 'multipart/form-data' } },
+      mustReject([400, 415]),
+    );
     add('form:as JSON', { body: { kind: 'json', text: JSON.stringify(fields0) } }, mustReject([400, 415]));
     add('form:text/plain', { body: { kind: 'raw', bytes: Buffer.from('hello'), contentType: 'text/plain' } }, mustReject([400, 415]));
   }
@@ -218,25 +308,62 @@ export function generate(o: GenOptions): FuzzCase[] {
     const slot = pathSlot(op, param.name) ?? UNKNOWN_SLOT;
     const own = A.ids[slot];
     const prefix = typePrefix(own);
-    const inSchema = (v: string) => v.length >= Number(param.schema.minLength ?? 0) && v.length <= Number(param.schema.maxLength ?? Infinity);
-    const garbage = ['x', '0', '-1', 'null', 'undefined', '%20', '..', '%2e%2e', '%2F', '~', '*', "'%20OR%20'1'%3D'1", `${prefix}`, `${prefix}not-a-uuid`, encodeURIComponent('Ω💥'), 'a'.repeat(200)];
+    const inSchema = (v: string) =>
+      v.length >= Number(param.schema.minLength ?? 0) && v.length <= Number(param.schema.maxLength ?? Infinity);
+    const garbage = [
+      'x',
+      '0',
+      '-1',
+      'null',
+      'undefined',
+      '%20',
+      '..',
+      '%2e%2e',
+      '%2F',
+      '~',
+      '*',
+      "'%20OR%20'1'%3D'1",
+      `${prefix}`,
+      `${prefix}not-a-uuid`,
+      encodeURIComponent('Ω💥'),
+      'a'.repeat(200),
+    ];
     // Typed ids are exact; device codes are matched ignoring case and surrounding space (by design).
-    if (prefix) garbage.push(encodeURIComponent(own.toLowerCase() === own ? own.toUpperCase() : own.toLowerCase()), encodeURIComponent(`${own} `));
+    if (prefix)
+      garbage.push(encodeURIComponent(own.toLowerCase() === own ? own.toUpperCase() : own.toLowerCase()), encodeURIComponent(`${own} `));
     for (const g of some(garbage, 7)) {
       const decoded = safeDecode(g);
       // A value the parameter schema refuses is a 400 (which the operation must document).
-      add(`path:${param.name}=${g.slice(0, 40)}`, { path: { [param.name]: g } }, mustReject(decoded !== undefined && inSchema(decoded) ? [404] : []));
+      add(
+        `path:${param.name}=${g.slice(0, 40)}`,
+        { path: { [param.name]: g } },
+        mustReject(decoded !== undefined && inSchema(decoded) ? [404] : []),
+      );
     }
-    for (const g of some(['%ZZ', '%E2%82', '%', '%C0%AF', '%00', `${encodeURIComponent(own)}%00`, 'a'.repeat(201), 'a'.repeat(300), 'a'.repeat(6000)], 4)) {
+    for (const g of some(
+      ['%ZZ', '%E2%82', '%', '%C0%AF', '%00', `${encodeURIComponent(own)}%00`, 'a'.repeat(201), 'a'.repeat(300), 'a'.repeat(6000)],
+      4,
+    )) {
       add(`path:${param.name}=${g.slice(0, 40)} (malformed)`, { path: { [param.name]: g } }, mustReject([400, 404]));
     }
     const others = SLOTS.filter((s) => s !== slot && typePrefix(A.ids[s]) !== prefix);
-    for (const s of [rng.pick(others), rng.pick(others)]) add(`path:${param.name}=A's ${s}`, { path: { [param.name]: encodeURIComponent(A.ids[s]) } }, mustReject([404]));
+    for (const s of [rng.pick(others), rng.pick(others)])
+      add(`path:${param.name}=A's ${s}`, { path: { [param.name]: encodeURIComponent(A.ids[s]) } }, mustReject([404]));
     // Unauthenticated operations (device-code redemption) have no "own platform" to stay inside.
     if (op.auth === 'none') continue;
     const pair = `path:${param.name}`;
-    add(`path:${param.name}=other platform's ${slot}`, { path: { [param.name]: encodeURIComponent(o.B.ids[slot]) } }, mustReject([404]), pair);
-    add(`path:${param.name}=nonexistent ${prefix || slot}`, { path: { [param.name]: encodeURIComponent(prefix ? `${prefix}${rng.uuid()}` : rng.hex(4).toUpperCase()) } }, mustReject([404]), pair);
+    add(
+      `path:${param.name}=other platform's ${slot}`,
+      { path: { [param.name]: encodeURIComponent(o.B.ids[slot]) } },
+      mustReject([404]),
+      pair,
+    );
+    add(
+      `path:${param.name}=nonexistent ${prefix || slot}`,
+      { path: { [param.name]: encodeURIComponent(prefix ? `${prefix}${rng.uuid()}` : rng.hex(4).toUpperCase()) } },
+      mustReject([404]),
+      pair,
+    );
   }
   add('path:trailing slash', { suffix: '/' }, mustReject([400, 404]));
 
@@ -250,12 +377,17 @@ export function generate(o: GenOptions): FuzzCase[] {
   qcase('query:unknown array param', 'fuzz[]=1&fuzz[]=2', { 'fuzz[]': ['1', '2'] });
   qcase('query:empty key', '=1', { '': '1' });
   for (const p of op.query) {
-    for (const v of queryValues(p.schema, rng)) qcase(`query:${p.name}=${v.slice(0, 40)}`, `${pct(p.name)}=${pct(v)}`, { [p.name]: Buffer.from(v, 'utf8').toString('utf8') });
+    for (const v of queryValues(p.schema, rng))
+      qcase(`query:${p.name}=${v.slice(0, 40)}`, `${pct(p.name)}=${pct(v)}`, { [p.name]: Buffer.from(v, 'utf8').toString('utf8') });
     qcase(`query:${p.name} twice`, `${p.name}=1&${p.name}=2`, { [p.name]: ['1', '2'] });
     qcase(`query:${p.name}[]`, `${p.name}[]=1`, { [`${p.name}[]`]: '1' });
     if (typeOf(p.schema).includes('string')) qcase(`query:NUL in ${p.name}`, `${pct(p.name)}=a%00b`, { [p.name]: 'a\u0000b' }, true);
     if (p.name === 'cursor') {
-      for (const c of some(['!!!', 'zzzz', b64u('[]'), b64u('{"id":5}'), b64u('null'), b64u('{"id":null}'), b64u('"x"'), 'a'.repeat(512), '%ZZ'], 4)) qcase(`query:cursor=${c.slice(0, 30)}`, `cursor=${c}`, { cursor: c }, true);
+      for (const c of some(
+        ['!!!', 'zzzz', b64u('[]'), b64u('{"id":5}'), b64u('null'), b64u('{"id":null}'), b64u('"x"'), 'a'.repeat(512), '%ZZ'],
+        4,
+      ))
+        qcase(`query:cursor=${c.slice(0, 30)}`, `cursor=${c}`, { cursor: c }, true);
       qcase('query:cursor of an unknown id', `cursor=${b64u(JSON.stringify({ id: `Fuzz:${rng.uuid()}` }))}`, { cursor: 'x' });
     }
   }
@@ -264,34 +396,82 @@ export function generate(o: GenOptions): FuzzCase[] {
   // --- Headers -----------------------------------------------------------------------------
   out.push(...authCases(o, base));
   if (op.auth === 'basic' && op.method !== 'GET') {
-    add('auth:VIEW-only token', { auth: { authorization: basicHeader(A.viewCreds) } }, { mustReject: true, exact: 403, exactCode: 'FORBIDDEN' });
+    add(
+      'auth:VIEW-only token',
+      { auth: { authorization: basicHeader(A.viewCreds) } },
+      { mustReject: true, exact: 403, exactCode: 'FORBIDDEN' },
+    );
   }
   if (targetsA && op.auth !== 'none' && op.auth !== 'admin') {
-    const other = op.auth === 'basic' ? { authorization: basicHeader(o.B.platform.creds) } : o.B.agentToken ? { authorization: `Bearer ${o.B.agentToken}` } : undefined;
+    const other =
+      op.auth === 'basic'
+        ? { authorization: basicHeader(o.B.platform.creds) }
+        : o.B.agentToken
+          ? { authorization: `Bearer ${o.B.agentToken}` }
+          : undefined;
     if (other) add(`auth:other platform's credentials on A's resources`, { auth: other }, mustReject([404]));
   }
   const declared = new Set(op.headers.map((h) => h.name.toLowerCase()));
   if (declared.has('idempotency-key')) {
-    for (const v of some(['', ' ', 'a b', 'x'.repeat(256), 'x'.repeat(8000), 'caf\xe9', utf8Header('日本語キー'), 'tab\there', '"quoted key"\u0080'], 5)) {
-      add(`header:Idempotency-Key ${JSON.stringify(v.slice(0, 20))} (${v.length})`, { headers: { 'idempotency-key': v } }, mustReject([400]));
+    for (const v of some(
+      ['', ' ', 'a b', 'x'.repeat(256), 'x'.repeat(8000), 'caf\xe9', utf8Header('日本語キー'), 'tab\there', '"quoted key"\u0080'],
+      5,
+    )) {
+      add(
+        `header:Idempotency-Key ${JSON.stringify(v.slice(0, 20))} (${v.length})`,
+        { headers: { 'idempotency-key': v } },
+        mustReject([400]),
+      );
     }
   }
   const signatureMatters = op.operationId !== 'agentExecuteQuote';
   for (const name of ['service-wallet-signature', 'grid-wallet-signature']) {
     if (!declared.has(name) || !signatureMatters) continue;
-    const stamps = ['garbage', '!!!', b64u('{}'), b64u('[]'), b64u('{"publicKey":"02","signature":"00","scheme":"SIGNATURE_SCHEME_TK_API_P256"}'), b64u(JSON.stringify({ publicKey: `02${rng.hex(32)}`, signature: rng.hex(70), scheme: 'SIGNATURE_SCHEME_TK_API_P256' })), 'x'.repeat(5000), utf8Header('签名'), rng.bytes(32).toString('base64url')];
+    const stamps = [
+      'garbage',
+      '!!!',
+      b64u('{}'),
+      b64u('[]'),
+      b64u('{"publicKey":"02","signature":"00","scheme":"SIGNATURE_SCHEME_TK_API_P256"}'),
+      b64u(JSON.stringify({ publicKey: `02${rng.hex(32)}`, signature: rng.hex(70), scheme: 'SIGNATURE_SCHEME_TK_API_P256' })),
+      'x'.repeat(5000),
+      utf8Header('签名'),
+      rng.bytes(32).toString('base64url'),
+    ];
     for (const s of some(stamps, 4)) {
       add(`header:${name} ${JSON.stringify(s.slice(0, 24))} without Request-Id`, { headers: { [name]: s } }, mustReject([400, 401]));
     }
-    add(`header:${name} garbage with unknown Request-Id`, { headers: { [name]: rng.pick(stamps), 'request-id': `Request:${rng.uuid()}` } }, mustReject([400, 401]));
+    add(
+      `header:${name} garbage with unknown Request-Id`,
+      { headers: { [name]: rng.pick(stamps), 'request-id': `Request:${rng.uuid()}` } },
+      mustReject([400, 401]),
+    );
   }
   if (declared.has('request-id')) {
     for (const v of some(['x'.repeat(201), `Request:${rng.uuid()}`, 'garbage', utf8Header('请求'), "' OR '1'='1"], 3)) {
-      add(`header:Request-Id ${JSON.stringify(v.slice(0, 24))} without a signature`, { headers: { 'request-id': v } }, mustReject([400, 401]));
+      add(
+        `header:Request-Id ${JSON.stringify(v.slice(0, 24))} without a signature`,
+        { headers: { 'request-id': v } },
+        mustReject([400, 401]),
+      );
     }
   }
   if (safe) {
-    add('header:junk headers on a read', { headers: { 'x-fuzz': rng.bytes(40).toString('latin1').replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '?'), 'idempotency-key': 'x'.repeat(300), 'request-id': 'garbage' } }, lenient());
+    add(
+      'header:junk headers on a read',
+      {
+        headers: {
+          'x-fuzz': rng
+            .bytes(40)
+            .toString('latin1')
+            // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
+            .replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '?'),
+          'idempotency-key': 'x'.repeat(300),
+          'request-id': 'garbage',
+        },
+      },
+      lenient(),
+    );
     add('body:garbage on a read', { body: { kind: 'raw', bytes: Buffer.from('{{{'), contentType: 'application/json' } }, lenient([400]));
   }
 
@@ -342,7 +522,11 @@ function budgeted(cases: FuzzCase[], budget: number, rng: Rng): FuzzCase[] {
 
 /** Percent-encodes the UTF-8 bytes of `s` (unlike encodeURIComponent, never throws on lone surrogates). */
 function pct(s: string): string {
-  return [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(s, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 function safeDecode(s: string): string | undefined {
@@ -361,14 +545,15 @@ function b64u(s: string): string {
 function queryValues(s: Schema, rng: Rng): string[] {
   const types = typeOf(s);
   const out: string[] = [];
-  if (types.includes('integer') || types.includes('number')) out.push('abc', '1.5', '1e3', '', '-1', '0', '101', '0x10', '99999999999999999999999', 'NaN', 'Infinity');
+  if (types.includes('integer') || types.includes('number'))
+    out.push('abc', '1.5', '1e3', '', '-1', '0', '101', '0x10', '99999999999999999999999', 'NaN', 'Infinity');
   if (types.includes('boolean')) out.push('yes', '2', '', 'TRUE ');
   if (types.includes('array')) out.push(...Array.from({ length: 3 }, () => 'x'.repeat(rng.int(17, 40))));
   if (Array.isArray(s.enum) || s.anyOf) out.push('NOPE', 'pending', '');
   if (s.format === 'date-time') out.push('2025-13-45T00:00:00Z', 'now', '0', '2025-01-01', '');
   if (typeof s.pattern === 'string') out.push('us', '💥', '');
   if (typeof s.maxLength === 'number') out.push('x'.repeat(s.maxLength + 1));
-  if (types.includes('string') && out.length === 0) out.push('', rng.pick(nastyStrings(rng)).replace(/\u0000/g, ''));
+  if (types.includes('string') && out.length === 0) out.push('', rng.pick(nastyStrings(rng)).replaceAll('\u0000', ''));
   return out;
 }
 
@@ -384,7 +569,25 @@ function authCases(o: GenOptions, base: Parts): FuzzCase[] {
   if (op.auth === 'basic') {
     const { id, secret } = A.platform.creds;
     add('auth:none', null);
-    for (const v of some(['Basic', 'Basic ', 'Basic !!!', `Basic ${b64('nocolon')}`, `Basic ${b64(`:${secret}`)}`, `Basic ${b64(`${id}:`)}`, `Basic ${'A'.repeat(5000)}`, `Bearer ${secret}`, `Digest username="${id}"`, `Basic ${b64(`${id.toUpperCase()}:${secret}`)}`, `Basic ${b64(`${'é'.repeat(3)}:${secret}`)}`, `Basic ${b64(`${id}:${secret}`).slice(0, -4)}`, `Basic ${b64(`${rng.hex(16)}:${secret}`)}`, `Basic ${b64(`${'i'.repeat(129)}:${secret}`)}`], 4)) {
+    for (const v of some(
+      [
+        'Basic',
+        'Basic ',
+        'Basic !!!',
+        `Basic ${b64('nocolon')}`,
+        `Basic ${b64(`:${secret}`)}`,
+        `Basic ${b64(`${id}:`)}`,
+        `Basic ${'A'.repeat(5000)}`,
+        `Bearer ${secret}`,
+        `Digest username="${id}"`,
+        `Basic ${b64(`${id.toUpperCase()}:${secret}`)}`,
+        `Basic ${b64(`${'é'.repeat(3)}:${secret}`)}`,
+        `Basic ${b64(`${id}:${secret}`).slice(0, -4)}`,
+        `Basic ${b64(`${rng.hex(16)}:${secret}`)}`,
+        `Basic ${b64(`${'i'.repeat(129)}:${secret}`)}`,
+      ],
+      4,
+    )) {
       add(`auth:${v.slice(0, 30)}`, { authorization: v });
     }
     add('auth:secret differs in the first byte', { authorization: basicHeader({ id, secret: flip(secret, 0) }) });
@@ -395,7 +598,19 @@ function authCases(o: GenOptions, base: Parts): FuzzCase[] {
   } else if (op.auth === 'agent' && A.agentToken) {
     const t = A.agentToken;
     add('auth:none', null);
-    for (const v of some(['Bearer', 'Bearer ', `Bearer gat_${rng.hex(20)}`, `Bearer gat_${rng.bytes(30).toString('base64url')}`, `Bearer ${'g'.repeat(600)}`, `Basic ${Buffer.from(`${A.platform.creds.id}:${A.platform.creds.secret}`).toString('base64')}`, `Bearer ${t} extra`, `Token ${t}`], 4)) {
+    for (const v of some(
+      [
+        'Bearer',
+        'Bearer ',
+        `Bearer gat_${rng.hex(20)}`,
+        `Bearer gat_${rng.bytes(30).toString('base64url')}`,
+        `Bearer ${'g'.repeat(600)}`,
+        `Basic ${Buffer.from(`${A.platform.creds.id}:${A.platform.creds.secret}`).toString('base64')}`,
+        `Bearer ${t} extra`,
+        `Token ${t}`,
+      ],
+      4,
+    )) {
       add(`auth:${v.slice(0, 30)}`, { authorization: v });
     }
     add('auth:token differs in the first byte', { authorization: `Bearer ${flip(t, 0)}` });
@@ -404,7 +619,15 @@ function authCases(o: GenOptions, base: Parts): FuzzCase[] {
     add('auth:token one byte short', { authorization: `Bearer ${t.slice(0, -1)}` });
   } else if (op.auth === 'admin') {
     add('auth:none', null);
-    for (const v of ['Bearer', `Bearer ${flip(ADMIN_TOKEN, 0)}`, `Bearer ${flip(ADMIN_TOKEN, ADMIN_TOKEN.length - 1)}`, `Bearer ${ADMIN_TOKEN}x`, `Bearer ${ADMIN_TOKEN.slice(0, -1)}`, `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`, `Bearer ${'a'.repeat(600)}`]) {
+    for (const v of [
+      'Bearer',
+      `Bearer ${flip(ADMIN_TOKEN, 0)}`,
+      `Bearer ${flip(ADMIN_TOKEN, ADMIN_TOKEN.length - 1)}`,
+      `Bearer ${ADMIN_TOKEN}x`,
+      `Bearer ${ADMIN_TOKEN.slice(0, -1)}`,
+      `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`,
+      `Bearer ${'a'.repeat(600)}`,
+    ]) {
       add(`auth:${v.slice(0, 30)}`, { authorization: v });
     }
   }
@@ -415,11 +638,16 @@ function authCases(o: GenOptions, base: Parts): FuzzCase[] {
 function randomJson(rng: Rng, depth = 0): unknown {
   const kind = rng.int(0, depth > 3 ? 3 : 5);
   switch (kind) {
-    case 0: return rng.pick(nastyStrings(rng));
-    case 1: return rng.pick([0, -1, 1.5, 1e308, -1e308, 2 ** 53, rng.int(-1e9, 1e9)]);
-    case 2: return rng.pick([true, false, null]);
-    case 3: return rng.bytes(rng.int(0, 64)).toString('latin1');
-    case 4: return Array.from({ length: rng.int(0, 4) }, () => randomJson(rng, depth + 1));
+    case 0:
+      return rng.pick(nastyStrings(rng));
+    case 1:
+      return rng.pick([0, -1, 1.5, 1e308, -1e308, 2 ** 53, rng.int(-1e9, 1e9)]);
+    case 2:
+      return rng.pick([true, false, null]);
+    case 3:
+      return rng.bytes(rng.int(0, 64)).toString('latin1');
+    case 4:
+      return Array.from({ length: rng.int(0, 4) }, () => randomJson(rng, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
       for (let i = rng.int(0, 4); i > 0; i--) o[rng.pick(['a', 'id', '__proto__x', '', 'amount', rng.hex(3)])] = randomJson(rng, depth + 1);
@@ -432,9 +660,18 @@ function randomJson(rng: Rng, depth = 0): unknown {
 function randomCase(o: GenOptions, base: Parts, body: unknown, isForm: boolean, i: number): FuzzCase {
   const { op, A, rng } = o;
   const safe = op.method === 'GET';
-  const kinds = [...(body !== undefined && !isForm ? ['body', 'body', 'body'] : []), ...(op.pathParams.length ? ['path', 'path'] : []), 'query', 'header'];
+  const kinds = [
+    ...(body !== undefined && !isForm ? ['body', 'body', 'body'] : []),
+    ...(op.pathParams.length ? ['path', 'path'] : []),
+    'query',
+    'header',
+  ];
   const kind = rng.pick(kinds);
-  const mk = (label: string, parts: Partial<Parts>, exp: Expectation): FuzzCase => ({ label: `random#${i} ${label}`, req: build(op, A, { ...base, ...parts, path: { ...base.path, ...parts.path } }), exp });
+  const mk = (label: string, parts: Partial<Parts>, exp: Expectation): FuzzCase => ({
+    label: `random#${i} ${label}`,
+    req: build(op, A, { ...base, ...parts, path: { ...base.path, ...parts.path } }),
+    exp,
+  });
   if (kind === 'body') {
     const fs = fields(op.body!.schema, body);
     const f = fs.length > 0 ? rng.pick(fs) : undefined;
@@ -443,7 +680,11 @@ function randomCase(o: GenOptions, base: Parts, body: unknown, isForm: boolean, 
     // A string with NUL is refused whatever the field; anything else is judged by the schema.
     const hasNul = stringLeaves(v).some((l) => l.value.includes('\u0000'));
     const exp = hasNul || !bodyValid(op, v) ? mustReject([400]) : lenient();
-    return mk(`body ${f ? pathLabel(f.path) : '(body)'} = ${JSON.stringify(value)?.slice(0, 60)}`, { body: { kind: 'json', text: JSON.stringify(v) ?? 'null' } }, exp);
+    return mk(
+      `body ${f ? pathLabel(f.path) : '(body)'} = ${JSON.stringify(value)?.slice(0, 60)}`,
+      { body: { kind: 'json', text: JSON.stringify(v) ?? 'null' } },
+      exp,
+    );
   }
   if (kind === 'path') {
     const p = rng.pick(op.pathParams);
@@ -462,11 +703,20 @@ function randomCase(o: GenOptions, base: Parts, body: unknown, isForm: boolean, 
     return mk(`query ${query.slice(0, 60)}`, { query }, valid ? lenient() : mustReject([400]));
   }
   const name = rng.pick(['idempotency-key', 'service-wallet-signature', 'request-id', 'x-fuzz', 'content-type', 'accept']);
-  const value = rng.bytes(rng.int(1, 60)).toString('latin1').replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '');
+  const value = rng
+    .bytes(rng.int(1, 60))
+    .toString('latin1')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
+    .replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '');
   const declared = op.headers.some((h) => h.name.toLowerCase() === name) && op.operationId !== 'agentExecuteQuote';
   // A declared header with a value it cannot take must be refused; anything else may be ignored.
   const invalid = declared && (name === 'idempotency-key' ? !/^[\x21-\x7e]{1,255}$/.test(value) : value.trim() !== '');
   if (invalid) return mk(`header ${name}=${JSON.stringify(value).slice(0, 60)}`, { headers: { [name]: value } }, mustReject([400, 401]));
-  if (!safe) return mk(`header ${name}=${JSON.stringify(value).slice(0, 60)} (with an unknown query parameter)`, { headers: { [name]: value }, query: 'fuzzUnknown=1' }, mustReject([400, 415]));
+  if (!safe)
+    return mk(
+      `header ${name}=${JSON.stringify(value).slice(0, 60)} (with an unknown query parameter)`,
+      { headers: { [name]: value }, query: 'fuzzUnknown=1' },
+      mustReject([400, 415]),
+    );
   return mk(`header ${name}=${JSON.stringify(value).slice(0, 60)}`, { headers: { [name]: value } }, lenient([400, 415]));
 }

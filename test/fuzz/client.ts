@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import { describeBlocks, startLoopWatchdog, type LoopWatchdog } from '../helpers/loop-watchdog.ts';
 
 export interface RawRequest {
   method: string;
@@ -23,7 +24,35 @@ export interface RawResponse {
   json: unknown;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+/**
+ * The fuzz suites run the server in this process: the watchdog sees every request block the event
+ * loop for more than 200 ms (the request is named in the report). Work of the harness itself
+ * (setup, state snapshots) is labelled `harness: …` and not held against the server.
+ *
+ * One watchdog and one connection pool per test file: a worker may run several files one after the
+ * other with this module loaded once, so `closeClient` (each file's afterAll) stops them and the
+ * next use starts fresh ones — no file sees another's blocks, and none is left unwatched.
+ */
+let current: { watchdog: LoopWatchdog; agent: http.Agent } | undefined;
+
+function client(): { watchdog: LoopWatchdog; agent: http.Agent } {
+  if (!current) {
+    current = { watchdog: startLoopWatchdog(), agent: new http.Agent({ keepAlive: true, maxSockets: 4 }) };
+    current.watchdog.note('harness: setup');
+  }
+  return current;
+}
+client();
+
+/** Marks what the harness does next, so a block in it is not blamed on a request. */
+export function harness(what: string): void {
+  client().watchdog.note(`harness: ${what}`);
+}
+
+/** Requests that blocked the event loop for more than 200 ms since the last call (one line each). */
+export async function loopBlocks(waitMs?: number): Promise<string[]> {
+  return describeBlocks((await client().watchdog.take(waitMs)).filter((b) => !b.during.startsWith('harness:')));
+}
 
 /** Latin1 string whose bytes are the UTF-8 encoding of `s`: how to put UTF-8 into a header. */
 export function utf8Header(s: string): string {
@@ -32,6 +61,8 @@ export function utf8Header(s: string): string {
 
 export function send(origin: string, req: RawRequest, timeoutMs = 20_000): Promise<RawResponse> {
   const url = new URL(origin);
+  const { watchdog, agent } = client();
+  watchdog.note(`${req.method} ${req.path.slice(0, 300)}`);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...req.headers };
     if (req.body !== undefined) headers['content-length'] = String(req.body.length);
@@ -42,7 +73,7 @@ export function send(origin: string, req: RawRequest, timeoutMs = 20_000): Promi
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown = undefined;
+          let json: unknown;
           if (text !== '') {
             try {
               json = JSON.parse(text);
@@ -96,6 +127,10 @@ export function parseRawResponse(raw: string): { status: number; headers: Record
   return { status: Number(m[1]), headers, body: m[3]! };
 }
 
+/** Ends this file's use of the client (afterAll): its connections and its watchdog. */
 export function closeClient(): void {
-  agent.destroy();
+  if (!current) return;
+  current.agent.destroy();
+  void current.watchdog.stop();
+  current = undefined;
 }

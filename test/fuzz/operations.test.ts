@@ -14,14 +14,14 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BASE_PATH } from '../../src/config.ts';
 import { startServer } from '../helpers/server.ts';
-import { baselineBody, pathSlot } from './baselines.ts';
+import { baselineBody, pathSlot } from '../helpers/api/baselines.ts';
 import { generate, type FuzzCase } from './cases.ts';
-import { closeClient, send, type RawResponse } from './client.ts';
-import { operationsOf, type Operation } from './openapi.ts';
+import { closeClient, harness, loopBlocks, send, type RawResponse } from './client.ts';
+import { operationsOf, type Operation } from '../helpers/api/operations.ts';
 import { check } from './oracle.ts';
 import { fuzzIterations, fuzzSeed, Rng } from './rng.ts';
-import { diff, snapshot } from './state.ts';
-import { buildWorld, quiesce } from './world.ts';
+import { diff, snapshot } from '../helpers/api/state.ts';
+import { buildWorld, quiesce } from '../helpers/api/world.ts';
 
 const SEED = fuzzSeed();
 // FUZZ_ITERATIONS set: a long run (that many random cases per operation, every structural
@@ -29,7 +29,9 @@ const SEED = fuzzSeed();
 const THOROUGH = process.env.FUZZ_ITERATIONS !== undefined && process.env.FUZZ_ITERATIONS !== '';
 const RANDOM_CASES = fuzzIterations(6);
 const FIELD_BUDGET = THOROUGH ? Math.max(60, RANDOM_CASES * 4) : 30;
-console.log(`[fuzz] operations: seed=${SEED} randomCases=${RANDOM_CASES} fieldBudget=${FIELD_BUDGET} thorough=${THOROUGH} — reproduce with FUZZ_SEED=${SEED}${THOROUGH ? ` FUZZ_ITERATIONS=${RANDOM_CASES}` : ''}`);
+console.log(
+  `[fuzz] operations: seed=${SEED} randomCases=${RANDOM_CASES} fieldBudget=${FIELD_BUDGET} thorough=${THOROUGH} — reproduce with FUZZ_SEED=${SEED}${THOROUGH ? ` FUZZ_ITERATIONS=${RANDOM_CASES}` : ''}`,
+);
 
 // A frozen clock: nothing becomes due on its own while the fuzzer compares state snapshots
 // (quote expiry, delayed sandbox outcomes); work due "now" still runs and is awaited.
@@ -43,8 +45,10 @@ afterAll(async () => {
 const docRes = await send(srv.origin, { method: 'GET', path: `${BASE_PATH}/openapi.json`, headers: { accept: 'application/json' } });
 // Destructive operations last, so an accepted case (a bug, reported) spoils as little as possible.
 const rank = (o: Operation) => (o.operationId === 'sandboxReset' ? 3 : o.method === 'DELETE' ? 2 : o.method === 'GET' ? 0 : 1);
+harness('reading the OpenAPI document');
 const ops: Operation[] = operationsOf(docRes.json).sort((a, b) => rank(a) - rank(b));
 const withAgents = ops.some((o) => o.path.startsWith(`${BASE_PATH}/agents/me`));
+harness('building the worlds');
 const A = await buildWorld(srv, await srv.newPlatform({ name: 'Fuzz target A' }), withAgents);
 const B = await buildWorld(srv, await srv.newPlatform({ name: 'Fuzz other B' }), withAgents);
 await quiesce(srv, [A.platform.id, B.platform.id], NOW);
@@ -59,7 +63,7 @@ const sentPerOp = new Map<string, number>();
 function describeCase(c: FuzzCase, res: RawResponse | undefined): string {
   const hdrs = Object.entries(c.req.headers)
     .filter(([k]) => k !== 'accept')
-    .map(([k, v]) => `${k}: ${k === 'authorization' ? v.slice(0, 24) + '…' : JSON.stringify(v.slice(0, 80))}`)
+    .map(([k, v]) => `${k}: ${k === 'authorization' ? `${v.slice(0, 24)}…` : JSON.stringify(v.slice(0, 80))}`)
     .join('; ');
   const body = c.req.body ? ` body(${c.req.body.length}B)=${JSON.stringify(c.req.body.subarray(0, 160).toString('utf8'))}` : '';
   const resText = res ? `→ ${res.status} ${res.text.slice(0, 300)}` : '→ no response';
@@ -72,6 +76,7 @@ async function runOperation(op: Operation): Promise<string[]> {
   const cases = generate({ op, A, B, rng, randomCases: RANDOM_CASES, fieldBudget: FIELD_BUDGET, thorough: THOROUGH, ops });
   sentPerOp.set(op.key, cases.length);
   const pairs = new Map<string, { c: FuzzCase; res: RawResponse }[]>();
+  harness('snapshot');
   let baseA = await snapshot(srv, A.platform.id);
   const baseB = await snapshot(srv, B.platform.id);
   let since: string[] = [];
@@ -80,6 +85,7 @@ async function runOperation(op: Operation): Promise<string[]> {
   for (const c of cases) {
     if (!c.exp.mustReject && !safe) {
       // A case that may be accepted: the rejected requests before it must have changed nothing.
+      harness('snapshot');
       const now = await snapshot(srv, A.platform.id);
       const d = diff(baseA, now);
       if (d.length) violations.push(`state of A changed by rejected requests (${d.join(', ')}) among:\n${since.join('\n')}`);
@@ -96,11 +102,20 @@ async function runOperation(op: Operation): Promise<string[]> {
     const v = check(op, c.exp, res, c.req);
     if (v.length) {
       violations.push(`${v.join('; ')}\n${describeCase(c, res)}`);
-      report({ op: op.operationId, label: c.label, problems: v, status: res.status, body: res.text.slice(0, 300), method: c.req.method, path: c.req.path.slice(0, 200) });
+      report({
+        op: op.operationId,
+        label: c.label,
+        problems: v,
+        status: res.status,
+        body: res.text.slice(0, 300),
+        method: c.req.method,
+        path: c.req.path.slice(0, 200),
+      });
     }
     if (c.pair) pairs.set(c.pair, [...(pairs.get(c.pair) ?? []), { c, res }]);
     if (res.status < 400 && !safe) {
       // Accepted: let its delayed work finish, then compare against the state after it.
+      harness('quiesce');
       await quiesce(srv, [A.platform.id], NOW);
       baseA = await snapshot(srv, A.platform.id);
       since = [];
@@ -108,18 +123,24 @@ async function runOperation(op: Operation): Promise<string[]> {
       since.push(describeCase(c, res));
     }
   }
+  harness('snapshot');
   const d = diff(baseA, await snapshot(srv, A.platform.id));
-  if (d.length) violations.push(`state of A changed by ${safe ? 'reads' : 'rejected requests'} (${d.join(', ')}) among:\n${since.join('\n')}`);
+  if (d.length)
+    violations.push(`state of A changed by ${safe ? 'reads' : 'rejected requests'} (${d.join(', ')}) among:\n${since.join('\n')}`);
   const dB = diff(baseB, await snapshot(srv, B.platform.id));
   if (dB.length) violations.push(`state of platform B changed (${dB.join(', ')}) by requests against A`);
   for (const [pair, list] of pairs) {
     const keyOf = (r: RawResponse) => `${r.status} ${(r.json as { code?: string } | undefined)?.code}`;
     if (list.length === 2 && keyOf(list[0]!.res) !== keyOf(list[1]!.res)) {
-      violations.push(`another platform's id is distinguishable from an unknown id (${pair}):\n${list.map((x) => describeCase(x.c, x.res)).join('\n')}`);
+      violations.push(
+        `another platform's id is distinguishable from an unknown id (${pair}):\n${list.map((x) => describeCase(x.c, x.res)).join('\n')}`,
+      );
     }
   }
   const ledger = await srv.ledger(A.platform.id);
   if (!ledger.ok) violations.push(`ledger check of A failed: ${JSON.stringify(ledger).slice(0, 500)}`);
+  // No request may hold the event loop (and with it every tenant) for more than 200 ms.
+  violations.push(...(await loopBlocks(0)));
   return violations;
 }
 
@@ -131,10 +152,10 @@ describe(`fuzz every operation of the OpenAPI document (seed ${SEED})`, () => {
     expect(paths).toContain(`${BASE_PATH}/quotes/{quoteId}/execute`);
     // Every operation with a body has a schema-valid baseline, so its mutations test one fault at a time.
     const noBaseline = ops.filter((o) => o.body && baselineBody(o, A)?.source === 'none').map((o) => o.operationId);
-    expect(noBaseline, 'add a valid body to HAND in test/fuzz/baselines.ts').toEqual([]);
+    expect(noBaseline, 'add a valid body to HAND in test/helpers/api/baselines.ts').toEqual([]);
     // Every path parameter is filled with a real id of the right kind (else its cases test little).
     const unmapped = ops.flatMap((o) => o.pathParams.filter((p) => pathSlot(o, p.name) === undefined).map((p) => `${o.key} {${p.name}}`));
-    expect(unmapped, 'map these in pathSlot (test/fuzz/baselines.ts)').toEqual([]);
+    expect(unmapped, 'map these in pathSlot (test/helpers/api/baselines.ts)').toEqual([]);
   });
 
   for (const op of ops) {
@@ -143,6 +164,10 @@ describe(`fuzz every operation of the OpenAPI document (seed ${SEED})`, () => {
       expect(violations, `seed ${SEED} (FUZZ_SEED=${SEED} reproduces):\n${violations.join('\n')}`).toEqual([]);
     });
   }
+
+  it('no request blocked the event loop for more than 200 ms', async () => {
+    expect(await loopBlocks()).toEqual([]);
+  });
 
   it('sent hostile requests to every operation', () => {
     const starved = ops.filter((o) => (sentPerOp.get(o.key) ?? 0) < 10).map((o) => `${o.key}: ${sentPerOp.get(o.key) ?? 0}`);

@@ -5,7 +5,7 @@
  */
 import { ERROR_CATALOGUE, isCatalogued } from '../../src/http/errors.ts';
 import type { RawRequest, RawResponse } from './client.ts';
-import type { Operation } from './openapi.ts';
+import type { Operation } from '../helpers/api/operations.ts';
 
 export interface Expectation {
   /** The request is invalid by construction: any 2xx/3xx is a violation. */
@@ -30,7 +30,10 @@ const LEAKS: [RegExp, string][] = [
   [/node_modules/, 'node_modules path'],
   [/(?:\/work\/|\/home\/|\/tmp\/|\/usr\/|[A-Z]:\\\\)/, 'filesystem path'],
   [/\.(?:ts|js|mjs):\d+/, 'source location'],
-  [/SQLITE_[A-Z]+|syntax error at or near|violates (?:unique|foreign key|check|not-null) constraint|relation "[^"]+"|invalid byte sequence/i, 'database error text'],
+  [
+    /SQLITE_[A-Z]+|syntax error at or near|violates (?:unique|foreign key|check|not-null) constraint|relation "[^"]+"|invalid byte sequence/i,
+    'database error text',
+  ],
   [/\b(?:TypeError|ReferenceError|RangeError|SyntaxError): /, 'JavaScript error text'],
 ];
 
@@ -57,7 +60,8 @@ export function check(op: Operation, exp: Expectation, res: RawResponse, req?: R
     if (!allowed.has(res.status)) v.push(`status ${res.status} not in the expected set {${[...allowed].sort().join(', ')}}`);
   }
   if (exp.exact !== undefined && res.status !== exp.exact) v.push(`expected status ${exp.exact}, got ${res.status}`);
-  if (exp.exactCode !== undefined && (res.json as { code?: unknown } | undefined)?.code !== exp.exactCode) v.push(`expected code ${exp.exactCode}`);
+  if (exp.exactCode !== undefined && (res.json as { code?: unknown } | undefined)?.code !== exp.exactCode)
+    v.push(`expected code ${exp.exactCode}`);
   const own = req ? withoutEchoes(res, req) : res.text;
   for (const [re, what] of LEAKS) if (re.test(own)) v.push(`body leaks ${what}`);
   return v;
@@ -111,7 +115,8 @@ export function checkErrorBody(res: RawResponse): string[] {
     v.push(known ? `code ${body.code} is not in the catalogue for ${res.status}` : `status ${res.status} has no catalogue entry`);
   }
   if (typeof body.message !== 'string' || body.message.length === 0) v.push('body.message is not a non-empty string');
-  if (body.details !== undefined && (body.details === null || typeof body.details !== 'object' || Array.isArray(body.details))) v.push('body.details is not an object');
+  if (body.details !== undefined && (body.details === null || typeof body.details !== 'object' || Array.isArray(body.details)))
+    v.push('body.details is not an object');
   if (body.reason !== undefined && typeof body.reason !== 'string') v.push('body.reason is not a string');
   return v;
 }

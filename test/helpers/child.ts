@@ -13,9 +13,23 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Children still running; `killChildren` (in afterAll) makes sure none outlives the test file. */
 const running = new Set<ChildProcess>();
+/** Children spawned as the leader of a process group of their own (see spawnCommand). */
+const leaders = new WeakSet<ChildProcess>();
 
 export function killChildren(): void {
-  for (const c of running) c.kill('SIGKILL');
+  for (const c of running) signalChild(c, 'SIGKILL');
+}
+
+/** Sends `signal` to a child, or to its whole process group when it leads one. */
+export function signalChild(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (leaders.has(child) && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
+  } else child.kill(signal);
 }
 
 /**
@@ -24,7 +38,8 @@ export function killChildren(): void {
  */
 export function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['PORT', 'HOST', 'DATABASE_URL', 'LOG_LEVEL', 'CORRIDOR_TOKEN_ID', 'CORRIDOR_CLIENT_SECRET', 'CORRIDOR_ADMIN_TOKEN']) delete env[k];
+  for (const k of ['PORT', 'HOST', 'DATABASE_URL', 'LOG_LEVEL', 'CORRIDOR_TOKEN_ID', 'CORRIDOR_CLIENT_SECRET', 'CORRIDOR_ADMIN_TOKEN'])
+    delete env[k];
   env.DATA_DIR = dataDir;
   env.PORT = '0';
   env.LOG_LEVEL = 'warn';
@@ -34,6 +49,19 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Nod
 
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, ['bin/corridor.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/**
+ * Spawns any command at the repository root (e.g. `npm start`, or `bash -c …`) as the leader of a
+ * process group of its own: wrappers such as npm do not pass every signal on to the process they
+ * start, so stopping or killing it signals the whole group (signalChild).
+ */
+export function spawnCommand(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(file, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  leaders.add(child);
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;
@@ -62,10 +90,13 @@ export interface RunningCli {
   kill(): Promise<Exit>;
 }
 
-/** Starts `corridor start` and resolves once its banner (base URL and credentials) is printed. */
-export function startCli(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<RunningCli> {
+/**
+ * Starts `corridor start` and resolves once its banner (base URL and credentials) is printed.
+ * `command` starts it another way (e.g. `npm start`, as the README says), in a process group of its own.
+ */
+export function startCli(env: NodeJS.ProcessEnv, timeoutMs = 30_000, command?: { file: string; args: string[] }): Promise<RunningCli> {
   return new Promise((resolve, reject) => {
-    const child = spawnCli(['start'], env);
+    const child = command ? spawnCommand(command.file, command.args, env) : spawnCli(['start'], env);
     let stdout = '';
     let stderr = '';
     let settled = false;
@@ -82,7 +113,9 @@ export function startCli(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Ru
     const exited = new Promise<Exit>((r) => child.once('exit', (code, signal) => r({ code, signal })));
     // Keep reading both pipes for the whole life of the process: a full pipe would block it.
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code, signal) => fail(new Error(`corridor start exited (${code ?? signal}) before its banner\n${stdout}\n${stderr}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`corridor start exited (${code ?? signal}) before its banner\n${stdout}\n${stderr}`)),
+    );
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (settled || !/curl -u .*\n/.test(stdout)) return;
@@ -97,7 +130,7 @@ export function startCli(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Ru
       settled = true;
       clearTimeout(timer);
       const signal = (s: NodeJS.Signals) => {
-        if (child.exitCode === null && child.signalCode === null) child.kill(s);
+        signalChild(child, s);
         return exited;
       };
       resolve({

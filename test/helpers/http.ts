@@ -5,6 +5,7 @@ export interface Creds {
   secret: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
 export interface Res<T = any> {
   status: number;
   // `any`: tests read arbitrary response fields; the assertions are the type check.
@@ -70,7 +71,7 @@ export class Client {
     }
     const res = await fetch(url, { method, headers, body: payload });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     if (text) {
       try {
         parsed = JSON.parse(text);

@@ -6,10 +6,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp, type App } from '../../src/app.ts';
-import { readConfig, BASE_PATH } from '../../src/config.ts';
+import { buildApp, startBackground, type App, type BuildOptions } from '../../src/app.ts';
+import { BASE_PATH, readConfig, type Config } from '../../src/config.ts';
 import { defaultDeps, type Deps } from '../../src/deps.ts';
+import type { JobHandler } from '../../src/jobs/jobs.ts';
 import { checkLedger, type LedgerReport } from '../../src/ledger/ledger.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { Client, type Creds } from './http.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -40,7 +42,17 @@ export function laneStore(): 'sqlite' | 'postgres' {
   return process.env.CORRIDOR_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 }
 
-export async function startServer(opts: { deps?: Partial<Deps>; env?: Record<string, string> } = {}): Promise<TestServer> {
+/** Migrates the store `config` names, builds the app on it and starts its background loops: what `corridor start` does before it listens. */
+export async function bootApp(config: Config, deps: Deps, opts: BuildOptions = {}): Promise<App> {
+  const app = await buildApp(config, deps, opts);
+  await migrate(app.ctx.store);
+  startBackground(app);
+  return app;
+}
+
+export async function startServer(
+  opts: { deps?: Partial<Deps>; env?: Record<string, string>; jobHandlers?: ReadonlyMap<string, JobHandler> } = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-test-'));
   const env: Record<string, string | undefined> = {
     DATA_DIR: dataDir,
@@ -49,9 +61,10 @@ export async function startServer(opts: { deps?: Partial<Deps>; env?: Record<str
     PORT: '0',
     ...opts.env,
   };
-  if (laneStore() === 'postgres') env.DATABASE_URL = process.env.TEST_DATABASE_URL;
+  // The lane's database, unless the test names another connection to it (e.g. with its own search_path).
+  if (laneStore() === 'postgres') env.DATABASE_URL ??= process.env.TEST_DATABASE_URL;
   const config = readConfig(env);
-  const app = await buildApp(config, defaultDeps(opts.deps));
+  const app = await bootApp(config, defaultDeps(opts.deps), { extraJobHandlers: opts.jobHandlers });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   if (!addr || typeof addr !== 'object') throw new Error('server did not bind');
@@ -66,7 +79,11 @@ export async function startServer(opts: { deps?: Partial<Deps>; env?: Record<str
     admin,
     anon: new Client(baseUrl),
     async newPlatform(p = {}) {
-      const res = await admin.post('/_admin/platforms', { name: p.name ?? 'Test platform', ...(p.currency ? { currency: p.currency } : {}), ...(p.environment ? { environment: p.environment } : {}) });
+      const res = await admin.post('/_admin/platforms', {
+        name: p.name ?? 'Test platform',
+        ...(p.currency ? { currency: p.currency } : {}),
+        ...(p.environment ? { environment: p.environment } : {}),
+      });
       if (res.status !== 201) throw new Error(`platform create failed: ${res.status} ${JSON.stringify(res.body)}`);
       const body = res.body as { platform: { id: string }; token: { clientId: string; clientSecret: string } };
       const creds = { id: body.token.clientId, secret: body.token.clientSecret };

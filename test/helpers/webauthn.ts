@@ -121,7 +121,7 @@ export class SoftwareAuthenticator {
     idLen.writeUInt16BE(this.credentialIdBytes.length);
     const authData = Buffer.concat([
       sha256(opts.rpId ?? this.rpId),
-      Buffer.from([opts.flags ?? (FLAG_UP | FLAG_AT)]),
+      Buffer.from([opts.flags ?? FLAG_UP | FLAG_AT]),
       counter,
       Buffer.alloc(16), // AAGUID
       idLen,
@@ -147,7 +147,8 @@ export class SoftwareAuthenticator {
     const authenticatorData = Buffer.concat([sha256(opts.rpId ?? this.rpId), Buffer.from([opts.flags ?? FLAG_UP]), counter]);
     const challengeB64 = opts.challengeB64 ?? b64u(Buffer.from(serviceChallenge, 'utf8'));
     const clientDataJson = this.clientData(opts.type ?? 'webauthn.get', challengeB64, opts.origin ?? this.origin);
-    const signature = opts.signature ?? sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJson)]), opts.signWith ?? this.privateKey);
+    const signature =
+      opts.signature ?? sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJson)]), opts.signWith ?? this.privateKey);
     return {
       credentialId: opts.credentialId ?? this.credentialId,
       clientDataJson: b64u(clientDataJson),

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BalanceBatch, InsufficientFundsError, systemAccount, type Posting } from '../../src/ledger/ledger.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { advance, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx, type Wire } from '../payments/util.ts';
+import { advance, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx, type Wire } from '../helpers/payments.ts';
 
 let srv: TestServer;
 
@@ -29,19 +29,34 @@ async function runBatch(p: PlatformHandle, accountId: string, amounts: number[],
   return db.transaction().execute(async (trx) => {
     const batch = new BalanceBatch();
     for (const amount of amounts) {
-      await batch.post(trx, { id: deps.ids.next('LedgerEntry'), platformId: p.id, kind: 'TEST', referenceId: accountId, postings: move(p.id, accountId, amount, bucket), at: new Date().toISOString() });
+      await batch.post(trx, {
+        id: deps.ids.next('LedgerEntry'),
+        platformId: p.id,
+        kind: 'TEST',
+        referenceId: accountId,
+        postings: move(p.id, accountId, amount, bucket),
+        at: new Date().toISOString(),
+      });
     }
     return batch.flush(trx);
   });
 }
 
 async function stored(accountId: string): Promise<{ available: number; pending: number }> {
-  const row = await srv.app.ctx.db.selectFrom('internal_accounts').select(['available', 'pending']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await srv.app.ctx.db
+    .selectFrom('internal_accounts')
+    .select(['available', 'pending'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return { available: Number(row.available), pending: Number(row.pending) };
 }
 
 async function entryCount(platformId: string): Promise<number> {
-  const r = await srv.app.ctx.db.selectFrom('ledger_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('platform_id', '=', platformId).executeTakeFirstOrThrow();
+  const r = await srv.app.ctx.db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('platform_id', '=', platformId)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -86,7 +101,14 @@ describe('BalanceBatch', () => {
   it('moves several accounts, each by its own entries', async () => {
     const p = await srv.newPlatform();
     const a = await platformUsdAccount(p);
-    const customer = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: `batch-${Date.now()}`, fullName: 'Ada Batch', birthDate: '1990-01-15', nationality: 'US', address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' } });
+    const customer = await p.api.post('/customers', {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: `batch-${Date.now()}`,
+      fullName: 'Ada Batch',
+      birthDate: '1990-01-15',
+      nationality: 'US',
+      address: { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301', country: 'US' },
+    });
     expect(customer.status, customer.text).toBe(201);
     const accounts = await p.api.get('/customers/internal-accounts', { query: { customerId: customer.body.id, currency: 'USD' } });
     const b = accounts.body.data[0].id as string;
@@ -94,7 +116,8 @@ describe('BalanceBatch', () => {
     const at = new Date().toISOString();
     const moves = await db.transaction().execute(async (trx) => {
       const batch = new BalanceBatch();
-      const post = (postings: Posting[]) => batch.post(trx, { id: deps.ids.next('LedgerEntry'), platformId: p.id, kind: 'TEST', referenceId: a, postings, at });
+      const post = (postings: Posting[]) =>
+        batch.post(trx, { id: deps.ids.next('LedgerEntry'), platformId: p.id, kind: 'TEST', referenceId: a, postings, at });
       await post(move(p.id, b, 500));
       await post([
         { accountId: b, currency: 'USD', bucket: 'AVAILABLE', amount: -200 },
@@ -104,7 +127,14 @@ describe('BalanceBatch', () => {
       return batch.flush(trx);
     });
     const seen = moves.map((m) => m.moved.map((r) => [r.id, Number(r.available), Number(r.pending)]));
-    expect(seen).toEqual([[[b, 500, 0]], [[b, 300, 0], [a, 0, 200]], [[a, 7, 200]]]);
+    expect(seen).toEqual([
+      [[b, 500, 0]],
+      [
+        [b, 300, 0],
+        [a, 0, 200],
+      ],
+      [[a, 7, 200]],
+    ]);
     expect(await stored(a)).toEqual({ available: 7, pending: 200 });
     expect(await stored(b)).toEqual({ available: 300, pending: 0 });
     await expectLedgerClean(srv, p.id);
@@ -121,7 +151,13 @@ describe('a settlement batch', () => {
     const amounts = Array.from({ length: 12 }, (_, i) => 1_000 + i * 100);
     const quotes: Wire[] = [];
     for (const amount of amounts) {
-      const res = await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: acc }, destination: { destinationType: 'ACCOUNT', accountId: slow }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount, immediatelyExecute: true });
+      const res = await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: acc },
+        destination: { destinationType: 'ACCOUNT', accountId: slow },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: amount,
+        immediatelyExecute: true,
+      });
       expect(res.status, res.text).toBe(201);
       quotes.push(res.body);
     }
@@ -144,12 +180,15 @@ describe('a settlement batch', () => {
       .where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED')
       .orderBy('id')
       .execute();
-    const states = rows.map((r) => JSON.parse(r.payload) as Wire).map((w) => ({ available: w.balance.amount as number, total: w.totalBalance.amount as number }));
+    const states = rows
+      .map((r) => JSON.parse(r.payload) as Wire)
+      .map((w) => ({ available: w.balance.amount as number, total: w.totalBalance.amount as number }));
     const settled = states.slice(-(amounts.length + 1));
     let prev = { available: before.available, total: before.available + before.pending };
     const steps: number[] = [];
     for (const s of settled) {
-      if (s.available === prev.available) steps.push(prev.total - s.total); // a settlement leaves the account
+      if (s.available === prev.available)
+        steps.push(prev.total - s.total); // a settlement leaves the account
       else {
         expect(s.available - prev.available).toBe(777); // the refund
         expect(s.total).toBe(prev.total);

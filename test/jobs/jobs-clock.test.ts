@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleJob } from '../../src/jobs/jobs.ts';
+import { scheduleJob, type JobHandler } from '../../src/jobs/jobs.ts';
 import { iso } from '../../src/lib/time.ts';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let srv: TestServer;
 const ran: { id: string; platformNow: number }[] = [];
+/** What the TEST_FAILS job does (set by the test that schedules it). */
+let failing: JobHandler = async () => {};
 
 beforeAll(async () => {
-  srv = await startServer();
-  // A probe job kind: records when (on the platform clock) it ran.
-  srv.app.ctx.jobHandlers.set('TEST_PROBE', async (_trx, job, platform) => {
-    ran.push({ id: job.id, platformNow: srv.app.ctx.deps.clock.nowMs() + Number(platform.clock_offset_ms) });
+  srv = await startServer({
+    jobHandlers: new Map<string, JobHandler>([
+      // A probe job kind: records when (on the platform clock) it ran.
+      ['TEST_PROBE', async (u, job) => void ran.push({ id: job.id, platformNow: u.nowMs })],
+      ['TEST_FAILS', (u, job, batch) => failing(u, job, batch)],
+    ]),
   });
 });
 afterAll(async () => srv.close());
@@ -19,9 +23,11 @@ afterAll(async () => srv.close());
 async function schedule(platformId: string, delayMs: number): Promise<string> {
   const { db, deps } = srv.app.ctx;
   const id = deps.ids.next('Job');
-  await db.transaction().execute((trx) =>
-    scheduleJob(trx, deps.clock, { id, platformId, kind: 'TEST_PROBE', payload: {}, delayMs, at: iso(deps.clock.nowMs()) }),
-  );
+  await db
+    .transaction()
+    .execute((trx) =>
+      scheduleJob(trx, deps.clock, { id, platformId, kind: 'TEST_PROBE', payload: {}, delayMs, at: iso(deps.clock.nowMs()) }),
+    );
   return id;
 }
 
@@ -72,12 +78,26 @@ describe('sandbox clock and durable jobs', () => {
   it('retries a failing job later and leaves no partial effect', async () => {
     const p = await srv.newPlatform();
     const { db, deps } = srv.app.ctx;
-    srv.app.ctx.jobHandlers.set('TEST_FAILS', async (trx) => {
-      await trx.insertInto('idempotency_keys').values({ platform_id: p.id, key: 'partial', request_hash: 'x', response_status: 200, response_body: '{}', created_at: iso(deps.clock.nowMs()) }).execute();
+    failing = async ({ trx }) => {
+      await trx
+        .insertInto('idempotency_keys')
+        .values({
+          platform_id: p.id,
+          key: 'partial',
+          request_hash: 'x',
+          response_status: 200,
+          response_body: '{}',
+          created_at: iso(deps.clock.nowMs()),
+        })
+        .execute();
       throw new Error('boom');
-    });
+    };
     const id = deps.ids.next('Job');
-    await db.transaction().execute((trx) => scheduleJob(trx, deps.clock, { id, platformId: p.id, kind: 'TEST_FAILS', payload: {}, delayMs: 0, at: iso(deps.clock.nowMs()) }));
+    await db
+      .transaction()
+      .execute((trx) =>
+        scheduleJob(trx, deps.clock, { id, platformId: p.id, kind: 'TEST_FAILS', payload: {}, delayMs: 0, at: iso(deps.clock.nowMs()) }),
+      );
     await srv.app.ctx.jobs.drain(p.id);
     const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.status).toBe('PENDING');

@@ -2,7 +2,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { businessBody, createCustomer, createOwner, expectFieldError, fieldsOf, individualBody, ownerBody, personalInfo } from './util.ts';
+import {
+  businessBody,
+  createCustomer,
+  createOwner,
+  expectFieldError,
+  fieldsOf,
+  individualBody,
+  ownerBody,
+  personalInfo,
+} from '../helpers/kyc.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
@@ -26,7 +35,12 @@ describe('POST /beneficial-owners', () => {
       countryOfIssuance: 'US',
       address: { line1: '9 Elm Street', line2: 'Apt 2', city: 'Seattle', state: 'WA', postalCode: '98101', country: 'US' },
     });
-    const res = await p.api.post('/beneficial-owners', { customerId: businessId, roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 51, personalInfo: info });
+    const res = await p.api.post('/beneficial-owners', {
+      customerId: businessId,
+      roles: ['UBO', 'DIRECTOR'],
+      ownershipPercentage: 51,
+      personalInfo: info,
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.id).toMatch(/^BeneficialOwner:[0-9a-f-]{36}$/);
     expect(res.body).toEqual({
@@ -74,19 +88,37 @@ describe('POST /beneficial-owners', () => {
       customerId: businessId,
       roles: ['OWNER'],
       ownershipPercentage: 101,
-      personalInfo: { ...personalInfo({ birthDate: '15/06/1978', nationality: 'usa', phoneNumber: '555' }), nickname: 'JJ', address: { line1: 'x', postalCode: '1', country: 'US', floor: 3 } },
+      personalInfo: {
+        ...personalInfo({ birthDate: '15/06/1978', nationality: 'usa', phoneNumber: '555' }),
+        nickname: 'JJ',
+        address: { line1: 'x', postalCode: '1', country: 'US', floor: 3 },
+      },
       extra: true,
     });
     expect(res.status).toBe(400);
     expect(fieldsOf(res)).toEqual(
       expect.arrayContaining([
-        'roles.0', 'ownershipPercentage', 'personalInfo.birthDate', 'personalInfo.nationality', 'personalInfo.phoneNumber',
-        'personalInfo.nickname', 'personalInfo.address.floor', 'extra',
+        'roles.0',
+        'ownershipPercentage',
+        'personalInfo.birthDate',
+        'personalInfo.nationality',
+        'personalInfo.phoneNumber',
+        'personalInfo.nickname',
+        'personalInfo.address.floor',
+        'extra',
       ]),
     );
     const missing = await p.api.post('/beneficial-owners', { customerId: businessId, personalInfo: { firstName: 'A' } });
     expect(fieldsOf(missing)).toEqual(
-      expect.arrayContaining(['roles', 'ownershipPercentage', 'personalInfo.lastName', 'personalInfo.birthDate', 'personalInfo.address', 'personalInfo.idType', 'personalInfo.identifier']),
+      expect.arrayContaining([
+        'roles',
+        'ownershipPercentage',
+        'personalInfo.lastName',
+        'personalInfo.birthDate',
+        'personalInfo.address',
+        'personalInfo.idType',
+        'personalInfo.identifier',
+      ]),
     );
     expectFieldError(await p.api.post('/beneficial-owners', ownerBody(businessId, {}, { roles: [] })), 'roles');
     expectFieldError(await p.api.post('/beneficial-owners', ownerBody(businessId, {}, { roles: ['UBO', 'UBO'] })), 'roles');
@@ -139,19 +171,23 @@ describe('GET /beneficial-owners', () => {
 
   it("shows nothing of another platform's customer and needs credentials", async () => {
     await createOwner(p.api, ownerBody(businessId, {}, { ownershipPercentage: 1 }));
-    expect((await other.api.get('/beneficial-owners', { query: { customerId: businessId } })).body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
+    expect((await other.api.get('/beneficial-owners', { query: { customerId: businessId } })).body).toMatchObject({
+      data: [],
+      totalCount: 0,
+      hasMore: false,
+    });
     expectError(await srv.anon.get('/beneficial-owners', { query: { customerId: businessId } }), 401, 'UNAUTHORIZED');
   });
 });
 
 describe('GET /beneficial-owners/{id}', () => {
-  it("gets an owner; another platform's or an unknown id is 404 NOT_FOUND", async () => {
+  it("gets an owner; another platform's or an unknown id is 404 REFERENCE_NOT_FOUND", async () => {
     const o = await createOwner(p.api, ownerBody(businessId, {}, { ownershipPercentage: 1 }));
     const res = await p.api.get(`/beneficial-owners/${o.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(o);
-    expectError(await other.api.get(`/beneficial-owners/${o.id}`), 404, 'NOT_FOUND');
-    expectError(await p.api.get('/beneficial-owners/BeneficialOwner:00000000-0000-7000-8000-000000000000'), 404, 'NOT_FOUND');
+    expectError(await other.api.get(`/beneficial-owners/${o.id}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.get('/beneficial-owners/BeneficialOwner:00000000-0000-7000-8000-000000000000'), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.get(`/beneficial-owners/${o.id}`), 401, 'UNAUTHORIZED');
   });
 });
@@ -196,11 +232,17 @@ describe('PATCH /beneficial-owners/{id}', () => {
     const c = await createCustomer(p.api, businessBody());
     const o = await createOwner(p.api, ownerBody(c.id, {}, { ownershipPercentage: 50 }));
     await createOwner(p.api, ownerBody(c.id, {}, { ownershipPercentage: 50 }));
-    const res = await p.api.patch(`/beneficial-owners/${o.id}`, { customerId: 'Customer:x', personalInfo: { lastName: '', hobby: 'golf' } });
+    const res = await p.api.patch(`/beneficial-owners/${o.id}`, {
+      customerId: 'Customer:x',
+      personalInfo: { lastName: '', hobby: 'golf' },
+    });
     expect(res.status).toBe(400);
     expect(fieldsOf(res)).toEqual(expect.arrayContaining(['customerId', 'personalInfo.lastName', 'personalInfo.hobby']));
     expectFieldError(await p.api.patch(`/beneficial-owners/${o.id}`, { ownershipPercentage: 51 }), 'ownershipPercentage');
-    expectFieldError(await p.api.patch(`/beneficial-owners/${o.id}`, { personalInfo: { birthDate: '2999-12-31' } }), 'personalInfo.birthDate');
+    expectFieldError(
+      await p.api.patch(`/beneficial-owners/${o.id}`, { personalInfo: { birthDate: '2999-12-31' } }),
+      'personalInfo.birthDate',
+    );
     expect((await p.api.patch(`/beneficial-owners/${o.id}`, { ownershipPercentage: 50 })).status).toBe(200);
     expectError(await p.api.patch(`/beneficial-owners/${o.id}`), 400, 'INVALID_INPUT');
   });
@@ -208,7 +250,7 @@ describe('PATCH /beneficial-owners/{id}', () => {
   it("answers 404 for another platform's owner, 410 when the business is deleted, 401 without credentials", async () => {
     const c = await createCustomer(p.api, businessBody());
     const o = await createOwner(p.api, ownerBody(c.id));
-    expectError(await other.api.patch(`/beneficial-owners/${o.id}`, { ownershipPercentage: 1 }), 404, 'NOT_FOUND');
+    expectError(await other.api.patch(`/beneficial-owners/${o.id}`, { ownershipPercentage: 1 }), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.patch(`/beneficial-owners/${o.id}`, { ownershipPercentage: 1 }), 401, 'UNAUTHORIZED');
     expect((await p.api.delete(`/customers/${c.id}`)).status).toBe(200);
     expectError(await p.api.patch(`/beneficial-owners/${o.id}`, { ownershipPercentage: 1 }), 410, 'CUSTOMER_DELETED');

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDocumentBytes } from '../../src/modules/kyc/documents.repo.ts';
-import { Client, expectError } from '../helpers/http.ts';
+import { type Client, expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import {
   businessBody,
@@ -17,7 +17,7 @@ import {
   sendForm,
   TEXT,
   upload,
-} from './util.ts';
+} from '../helpers/kyc.ts';
 
 const MiB = 1024 * 1024;
 
@@ -36,12 +36,19 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-const form = (over: Record<string, string> = {}) => ({ documentHolder: businessId, documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US', ...over });
+const form = (over: Record<string, string> = {}) => ({
+  documentHolder: businessId,
+  documentType: 'CERTIFICATE_OF_INCORPORATION',
+  country: 'US',
+  ...over,
+});
 
 describe('POST /documents', () => {
   it('uploads a PDF for a customer with every field and stores the exact bytes', async () => {
     const res = await sendForm(
-      srv.baseUrl, 'POST', '/documents',
+      srv.baseUrl,
+      'POST',
+      '/documents',
       form({ documentType: 'DRIVERS_LICENSE', side: 'FRONT', documentNumber: 'D1234567', issuingAuthority: 'WA DOL' }),
       { bytes: PDF, name: 'licence.pdf', type: 'application/pdf' },
       p.creds,
@@ -60,13 +67,21 @@ describe('POST /documents', () => {
     expect(res.body.createdAt).toBe(res.body.updatedAt);
     expect(await readDocumentBytes(srv.app.ctx.db, p.id, res.body.id)).toEqual(PDF);
     const meta = await srv.app.ctx.db.selectFrom('documents').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
-    expect(meta).toMatchObject({ content_type: 'application/pdf', size_bytes: PDF.length, sha256: createHash('sha256').update(PDF).digest('hex') });
+    expect(meta).toMatchObject({
+      content_type: 'application/pdf',
+      size_bytes: PDF.length,
+      sha256: createHash('sha256').update(PDF).digest('hex'),
+    });
   });
 
   it('uploads for a beneficial owner, and accepts JPEG and PNG by content whatever type or name is declared', async () => {
     const jpg = await upload(srv.baseUrl, p.creds, ownerId, 'PASSPORT', { bytes: JPEG, name: 'passport.jpg', type: 'image/jpeg' });
     expect(jpg).toMatchObject({ documentHolder: ownerId, documentType: 'PASSPORT', fileName: 'passport.jpg' });
-    const png = await upload(srv.baseUrl, p.creds, ownerId, 'NATIONAL_ID', { bytes: PNG, name: 'id.bin', type: 'application/octet-stream' });
+    const png = await upload(srv.baseUrl, p.creds, ownerId, 'NATIONAL_ID', {
+      bytes: PNG,
+      name: 'id.bin',
+      type: 'application/octet-stream',
+    });
     expect(png.fileName).toBe('id.bin');
     const row = await srv.app.ctx.db.selectFrom('documents').select('content_type').where('id', '=', png.id).executeTakeFirstOrThrow();
     expect(row.content_type).toBe('image/png');
@@ -78,14 +93,24 @@ describe('POST /documents', () => {
   });
 
   it('rejects a text file renamed to .pdf and declared as application/pdf (magic bytes decide)', async () => {
-    const res = await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: TEXT, name: 'notes.pdf', type: 'application/pdf' }, p.creds);
+    const res = await sendForm(
+      srv.baseUrl,
+      'POST',
+      '/documents',
+      form(),
+      { bytes: TEXT, name: 'notes.pdf', type: 'application/pdf' },
+      p.creds,
+    );
     expectFieldError(res, 'file');
     expect(res.body.details.errors[0].message).toMatch(/PDF, JPEG or PNG/);
   });
 
   it('rejects other real formats (GIF) and an empty file', async () => {
     const gif = Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1');
-    expectFieldError(await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: gif, name: 'x.png', type: 'image/png' }, p.creds), 'file');
+    expectFieldError(
+      await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: gif, name: 'x.png', type: 'image/png' }, p.creds),
+      'file',
+    );
     const empty = await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: Buffer.alloc(0), name: 'x.pdf' }, p.creds);
     expectFieldError(empty, 'file');
     expect(empty.body.details.errors[0].message).toBe('is empty');
@@ -103,7 +128,14 @@ describe('POST /documents', () => {
     expectFieldError(res, 'file');
     expect(res.body.message).toMatch(/10485760/);
 
-    const huge = await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: Buffer.concat([PDF, Buffer.alloc(40 * MiB)]) }, p.creds);
+    const huge = await sendForm(
+      srv.baseUrl,
+      'POST',
+      '/documents',
+      form(),
+      { bytes: Buffer.concat([PDF, Buffer.alloc(40 * MiB)]) },
+      p.creds,
+    );
     expectFieldError(huge, 'file');
     // The server is fine afterwards.
     expect((await p.api.get('/documents', { query: { limit: 1 } })).status).toBe(200);
@@ -136,7 +168,9 @@ describe('POST /documents', () => {
 
   it('validates the form fields with field paths, including unknown fields', async () => {
     const res = await sendForm(
-      srv.baseUrl, 'POST', '/documents',
+      srv.baseUrl,
+      'POST',
+      '/documents',
       { documentHolder: businessId, documentType: 'SELFIE_STICK', country: 'usa', side: 'TOP', colour: 'blue' },
       { bytes: PDF },
       p.creds,
@@ -145,7 +179,10 @@ describe('POST /documents', () => {
     expect(fieldsOf(res)).toEqual(expect.arrayContaining(['documentType', 'country', 'side', 'colour']));
     const missing = await sendForm(srv.baseUrl, 'POST', '/documents', { documentHolder: businessId }, { bytes: PDF }, p.creds);
     expect(fieldsOf(missing)).toEqual(expect.arrayContaining(['documentType', 'country']));
-    expectFieldError(await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: 'Account:123' }), { bytes: PDF }, p.creds), 'documentHolder');
+    expectFieldError(
+      await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: 'Account:123' }), { bytes: PDF }, p.creds),
+      'documentHolder',
+    );
   });
 
   it('rejects a field sent twice and an over-long field', async () => {
@@ -159,7 +196,9 @@ describe('POST /documents', () => {
     const res = await fetch(`${srv.baseUrl}/documents`, { method: 'POST', headers: { authorization: basic(p) }, body: f });
     const body = await res.json();
     expect(res.status).toBe(400);
-    expect(body.details.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['documentType', 'issuingAuthority']));
+    expect(body.details.errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(['documentType', 'issuingAuthority']),
+    );
   });
 
   it('answers 400 for a non-multipart body', async () => {
@@ -168,29 +207,60 @@ describe('POST /documents', () => {
     expect(json.body.message).toMatch(/multipart\/form-data/);
     const empty = await p.api.post('/documents');
     expectError(empty, 400, 'INVALID_INPUT');
-    const broken = await p.api.post('/documents', undefined, { raw: '--x\r\nnot really', headers: { 'content-type': 'multipart/form-data' } });
+    const broken = await p.api.post('/documents', undefined, {
+      raw: '--x\r\nnot really',
+      headers: { 'content-type': 'multipart/form-data' },
+    });
     expectError(broken, 400, 'INVALID_INPUT');
   });
 
   it('answers 404 for an unknown or foreign holder and 410 for a deleted customer', async () => {
     const foreign = await createCustomer(other.api, businessBody());
-    expectError(await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: foreign.id }), { bytes: PDF }, p.creds), 404, 'USER_NOT_FOUND');
     expectError(
-      await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: 'Customer:00000000-0000-7000-8000-000000000000' }), { bytes: PDF }, p.creds),
-      404, 'USER_NOT_FOUND',
+      await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: foreign.id }), { bytes: PDF }, p.creds),
+      404,
+      'USER_NOT_FOUND',
     );
     expectError(
-      await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: 'BeneficialOwner:00000000-0000-7000-8000-000000000000' }), { bytes: PDF }, p.creds),
-      404, 'NOT_FOUND',
+      await sendForm(
+        srv.baseUrl,
+        'POST',
+        '/documents',
+        form({ documentHolder: 'Customer:00000000-0000-7000-8000-000000000000' }),
+        { bytes: PDF },
+        p.creds,
+      ),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expectError(
+      await sendForm(
+        srv.baseUrl,
+        'POST',
+        '/documents',
+        form({ documentHolder: 'BeneficialOwner:00000000-0000-7000-8000-000000000000' }),
+        { bytes: PDF },
+        p.creds,
+      ),
+      404,
+      'REFERENCE_NOT_FOUND',
     );
     const gone = await createCustomer(p.api, businessBody());
     expect((await p.api.delete(`/customers/${gone.id}`)).status).toBe(200);
-    expectError(await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: gone.id }), { bytes: PDF }, p.creds), 410, 'CUSTOMER_DELETED');
+    expectError(
+      await sendForm(srv.baseUrl, 'POST', '/documents', form({ documentHolder: gone.id }), { bytes: PDF }, p.creds),
+      410,
+      'CUSTOMER_DELETED',
+    );
   });
 
   it('needs credentials (401) and MANAGE (403)', async () => {
     expectError(await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: PDF }, undefined), 401, 'UNAUTHORIZED');
-    expectError(await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: PDF }, { id: p.creds.id, secret: 'wrong' }), 401, 'UNAUTHORIZED');
+    expectError(
+      await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: PDF }, { id: p.creds.id, secret: 'wrong' }),
+      401,
+      'UNAUTHORIZED',
+    );
     const viewer = await viewOnly(p);
     expectError(await sendForm(srv.baseUrl, 'POST', '/documents', form(), { bytes: PDF }, viewer.auth.basic), 403, 'FORBIDDEN');
     expect((await viewer.get('/documents')).status).toBe(200);
@@ -238,9 +308,9 @@ describe('GET /documents and GET /documents/{id}', () => {
 
   it("does not show another platform's documents", async () => {
     const doc = await upload(srv.baseUrl, p.creds, businessId, 'BANK_STATEMENT');
-    expectError(await other.api.get(`/documents/${doc.id}`), 404, 'NOT_FOUND');
+    expectError(await other.api.get(`/documents/${doc.id}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await other.api.get('/documents', { query: { documentHolder: businessId } })).body).toMatchObject({ data: [], totalCount: 0 });
-    expectError(await p.api.get('/documents/Document:00000000-0000-7000-8000-000000000000'), 404, 'NOT_FOUND');
+    expectError(await p.api.get('/documents/Document:00000000-0000-7000-8000-000000000000'), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.get(`/documents/${doc.id}`), 401, 'UNAUTHORIZED');
     expectError(await srv.anon.get('/documents'), 401, 'UNAUTHORIZED');
   });
@@ -249,12 +319,33 @@ describe('GET /documents and GET /documents/{id}', () => {
 describe('PUT /documents/{id}', () => {
   it('replaces the file and every metadata field, keeping id, holder and createdAt', async () => {
     const doc = await upload(srv.baseUrl, p.creds, businessId, 'DRIVERS_LICENSE');
-    const withSide = await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'DRIVERS_LICENSE', country: 'US', side: 'BACK', documentNumber: 'N1' }, { bytes: PNG, name: 'back.png' }, p.creds);
+    const withSide = await sendForm(
+      srv.baseUrl,
+      'PUT',
+      `/documents/${doc.id}`,
+      { documentType: 'DRIVERS_LICENSE', country: 'US', side: 'BACK', documentNumber: 'N1' },
+      { bytes: PNG, name: 'back.png' },
+      p.creds,
+    );
     expect(withSide.status, withSide.text).toBe(200);
-    expect(withSide.body).toMatchObject({ id: doc.id, documentHolder: businessId, side: 'BACK', documentNumber: 'N1', fileName: 'back.png', createdAt: doc.createdAt });
+    expect(withSide.body).toMatchObject({
+      id: doc.id,
+      documentHolder: businessId,
+      side: 'BACK',
+      documentNumber: 'N1',
+      fileName: 'back.png',
+      createdAt: doc.createdAt,
+    });
     expect(await readDocumentBytes(srv.app.ctx.db, p.id, doc.id)).toEqual(PNG);
 
-    const replaced = await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'CA' }, { bytes: JPEG, name: 'passport.jpg' }, p.creds);
+    const replaced = await sendForm(
+      srv.baseUrl,
+      'PUT',
+      `/documents/${doc.id}`,
+      { documentType: 'PASSPORT', country: 'CA' },
+      { bytes: JPEG, name: 'passport.jpg' },
+      p.creds,
+    );
     expect(replaced.status).toBe(200);
     expect(replaced.body).toEqual({
       id: doc.id,
@@ -270,39 +361,82 @@ describe('PUT /documents/{id}', () => {
 
   it('checks the file and the fields like an upload; the holder cannot change', async () => {
     const doc = await upload(srv.baseUrl, p.creds, businessId, 'PASSPORT');
-    expectFieldError(await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, { bytes: TEXT, name: 'x.pdf' }, p.creds), 'file');
-    expectFieldError(await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, undefined, p.creds), 'file');
     expectFieldError(
-      await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US', documentHolder: ownerId }, { bytes: PDF }, p.creds),
+      await sendForm(
+        srv.baseUrl,
+        'PUT',
+        `/documents/${doc.id}`,
+        { documentType: 'PASSPORT', country: 'US' },
+        { bytes: TEXT, name: 'x.pdf' },
+        p.creds,
+      ),
+      'file',
+    );
+    expectFieldError(
+      await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, undefined, p.creds),
+      'file',
+    );
+    expectFieldError(
+      await sendForm(
+        srv.baseUrl,
+        'PUT',
+        `/documents/${doc.id}`,
+        { documentType: 'PASSPORT', country: 'US', documentHolder: ownerId },
+        { bytes: PDF },
+        p.creds,
+      ),
       'documentHolder',
     );
-    const big = await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, { bytes: Buffer.concat([PDF, Buffer.alloc(11 * MiB)]) }, p.creds);
+    const big = await sendForm(
+      srv.baseUrl,
+      'PUT',
+      `/documents/${doc.id}`,
+      { documentType: 'PASSPORT', country: 'US' },
+      { bytes: Buffer.concat([PDF, Buffer.alloc(11 * MiB)]) },
+      p.creds,
+    );
     expectFieldError(big, 'file');
     expect(await readDocumentBytes(srv.app.ctx.db, p.id, doc.id)).toEqual(PDF);
   });
 
   it("answers 404 for an unknown or another platform's document and 401 without credentials", async () => {
     const doc = await upload(srv.baseUrl, p.creds, businessId, 'PASSPORT');
-    expectError(await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, { bytes: PDF }, other.creds), 404, 'NOT_FOUND');
     expectError(
-      await sendForm(srv.baseUrl, 'PUT', '/documents/Document:00000000-0000-7000-8000-000000000000', { documentType: 'PASSPORT', country: 'US' }, { bytes: PDF }, p.creds),
-      404, 'NOT_FOUND',
+      await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, { bytes: PDF }, other.creds),
+      404,
+      'REFERENCE_NOT_FOUND',
     );
-    expectError(await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, { bytes: PDF }, undefined), 401, 'UNAUTHORIZED');
+    expectError(
+      await sendForm(
+        srv.baseUrl,
+        'PUT',
+        '/documents/Document:00000000-0000-7000-8000-000000000000',
+        { documentType: 'PASSPORT', country: 'US' },
+        { bytes: PDF },
+        p.creds,
+      ),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await sendForm(srv.baseUrl, 'PUT', `/documents/${doc.id}`, { documentType: 'PASSPORT', country: 'US' }, { bytes: PDF }, undefined),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 });
 
 describe('DELETE /documents/{id}', () => {
   it('deletes the document and its bytes', async () => {
     const doc = await upload(srv.baseUrl, p.creds, businessId, 'OTHER');
-    expectError(await other.api.delete(`/documents/${doc.id}`), 404, 'NOT_FOUND');
+    expectError(await other.api.delete(`/documents/${doc.id}`), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.delete(`/documents/${doc.id}`), 401, 'UNAUTHORIZED');
     const res = await p.api.delete(`/documents/${doc.id}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expectError(await p.api.get(`/documents/${doc.id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.get(`/documents/${doc.id}`), 404, 'REFERENCE_NOT_FOUND');
     expect(await readDocumentBytes(srv.app.ctx.db, p.id, doc.id)).toBeUndefined();
-    expectError(await p.api.delete(`/documents/${doc.id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.delete(`/documents/${doc.id}`), 404, 'REFERENCE_NOT_FOUND');
   });
 });
 
@@ -317,7 +451,13 @@ describe('multipart stays inside /documents', () => {
 
   it('the served OpenAPI document describes the multipart bodies', async () => {
     const doc = (await srv.anon.get('/openapi.json')).body;
-    const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, { format?: string }>; required: string[] } }> } }>>;
+    const paths = doc.paths as Record<
+      string,
+      Record<
+        string,
+        { requestBody?: { content: Record<string, { schema: { properties: Record<string, { format?: string }>; required: string[] } }> } }
+      >
+    >;
     const post = paths['/2025-10-13/documents']!.post!.requestBody!.content['multipart/form-data']!.schema;
     expect(post.properties.file!.format).toBe('binary');
     expect(post.required).toEqual(expect.arrayContaining(['file', 'documentType', 'country', 'documentHolder']));

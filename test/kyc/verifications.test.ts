@@ -1,6 +1,7 @@
 /**
  * /verifications: the fix-and-resubmit loop (RESOLVE_ERRORS listing every missing item), the KYB
- * registrationNumber table, the individual fullName rules, events, listing, validation and access.
+ * registrationNumber table (on a complete business, and alone on the spec's minimal submission in the
+ * sandbox), the individual fullName rules, events, listing, validation and access.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type Client } from '../helpers/http.ts';
@@ -18,7 +19,7 @@ import {
   PNG,
   sendForm,
   upload,
-} from './util.ts';
+} from '../helpers/kyc.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
@@ -66,7 +67,14 @@ describe('KYB: the fix-and-resubmit loop', () => {
   it('lists every missing item, then moves on once the business, its owners and documents are complete', async () => {
     const c = await createCustomer(p.api, {
       customerType: 'BUSINESS',
-      businessInfo: { legalName: 'Loop Ltd', country: 'US', incorporatedOn: '2020-01-01', taxId: '12-3456789', registrationNumber: 'REG-777' },
+      businessInfo: {
+        legalName: 'Loop Ltd',
+        country: 'US',
+        incorporatedOn: '2020-01-01',
+        taxId: '12-3456789',
+        // No 3-digit ending: not a sandbox magic value, so the completeness checks run.
+        registrationNumber: 'REG-777-TX',
+      },
     });
     expect(c.kybStatus).toBe('UNVERIFIED');
 
@@ -99,7 +107,16 @@ describe('KYB: the fix-and-resubmit loop', () => {
     await upload(srv.baseUrl, p.creds, c.id, 'TRUST_AGREEMENT', { bytes: PNG });
     const owner = await createOwner(
       p.api,
-      ownerBody(c.id, { nationality: 'GB', idType: 'NON_US_TAX_ID', identifier: 'AB123456C', address: { line1: '10 Downing St', postalCode: 'SW1A 2AA', country: 'GB' } }, { roles: ['UBO'] }),
+      ownerBody(
+        c.id,
+        {
+          nationality: 'GB',
+          idType: 'NON_US_TAX_ID',
+          identifier: 'AB123456C',
+          address: { line1: '10 Downing St', postalCode: 'SW1A 2AA', country: 'GB' },
+        },
+        { roles: ['UBO'] },
+      ),
     );
     const v2 = await verify(p.api, c.id);
     expect(v2.id).not.toBe(v1.id);
@@ -107,9 +124,19 @@ describe('KYB: the fix-and-resubmit loop', () => {
     expect(v2.errors).toEqual([
       { resourceId: c.id, type: 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', acceptedDocumentTypes: ADDRESS_PROOF, reason: expect.any(String) },
       { resourceId: c.id, type: 'MISSING_CONTROL_PERSON', reason: expect.any(String) },
-      { resourceId: owner.id, type: 'MISSING_FIELD', field: 'personalInfo.address.city', reason: expect.stringContaining('beneficial owners') },
+      {
+        resourceId: owner.id,
+        type: 'MISSING_FIELD',
+        field: 'personalInfo.address.city',
+        reason: expect.stringContaining('beneficial owners'),
+      },
       { resourceId: owner.id, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: ['PASSPORT'], reason: expect.any(String) },
-      { resourceId: owner.id, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: ['DRIVERS_LICENSE', 'NATIONAL_ID'], reason: expect.any(String) },
+      {
+        resourceId: owner.id,
+        type: 'MISSING_IDENTITY_DOCUMENT',
+        acceptedDocumentTypes: ['DRIVERS_LICENSE', 'NATIONAL_ID'],
+        reason: expect.any(String),
+      },
     ]);
     // Nothing was submitted yet: documents can still be deleted.
     const spare = await upload(srv.baseUrl, p.creds, c.id, 'OTHER');
@@ -145,7 +172,14 @@ describe('KYB: the fix-and-resubmit loop', () => {
 
     // Submitted documents can no longer be deleted, but may be replaced (which unsubmits them).
     expectError(await p.api.delete(`/documents/${legal.id}`), 409, 'CONFLICT');
-    const replaced = await sendForm(srv.baseUrl, 'PUT', `/documents/${legal.id}`, { documentType: 'ARTICLES_OF_ASSOCIATION', country: 'US' }, { bytes: PNG, name: 'aoa.png' }, p.creds);
+    const replaced = await sendForm(
+      srv.baseUrl,
+      'PUT',
+      `/documents/${legal.id}`,
+      { documentType: 'ARTICLES_OF_ASSOCIATION', country: 'US' },
+      { bytes: PNG, name: 'aoa.png' },
+      p.creds,
+    );
     expect(replaced.status).toBe(200);
     expect((await p.api.delete(`/documents/${legal.id}`)).status).toBe(204);
   });
@@ -184,18 +218,6 @@ describe('KYB: registrationNumber magic values (on a complete business)', () => 
     expectFieldError(await p.api.post('/verifications', { customerId: rejected.id }), 'customerId');
   });
 
-  it('magic values do not skip the completeness check', async () => {
-    const c = await createCustomer(p.api, businessBody({ registrationNumber: '9999002' }));
-    const v = await verify(p.api, c.id);
-    expect(v.verificationStatus).toBe('RESOLVE_ERRORS');
-    expect(types(v)).toEqual([
-      'MISSING_LEGAL_PRESENCE_DOCUMENT', 'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', 'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
-      'MISSING_BENEFICIAL_OWNER', 'MISSING_CONTROL_PERSON',
-    ]);
-    expect((await p.api.get(`/customers/${c.id}`)).body.kybStatus).toBe('UNVERIFIED');
-    expect((await eventsOf(srv, p.id, 'CUSTOMER.KYB_')).filter((e) => e.resourceId === c.id)).toEqual([]);
-  });
-
   it('a US owner must be identified by SSN or ITIN', async () => {
     const c = await createCustomer(p.api, businessBody());
     const o = await createOwner(p.api, ownerBody(c.id, { idType: 'EIN', identifier: '12-3456789' }));
@@ -206,6 +228,104 @@ describe('KYB: registrationNumber magic values (on a complete business)', () => 
     expect(v.errors).toEqual([{ resourceId: o.id, type: 'INVALID_FIELD', field: 'personalInfo.idType', reason: expect.any(String) }]);
     await p.api.patch(`/beneficial-owners/${o.id}`, { personalInfo: { idType: 'ITIN', identifier: '912-34-5678' } });
     expect((await verify(p.api, c.id)).verificationStatus).toBe('APPROVED');
+  });
+});
+
+/** The spec's minimal business (§4.12): the create request's required fields and, when given, a registrationNumber. */
+function minimalBusiness(registrationNumber: string | undefined): Record<string, unknown> {
+  return {
+    customerType: 'BUSINESS',
+    businessInfo: {
+      legalName: 'Minimal Ltd',
+      country: 'US',
+      incorporatedOn: '2021-05-01',
+      taxId: '98-7654321',
+      ...(registrationNumber === undefined ? {} : { registrationNumber }),
+    },
+  };
+}
+
+/** What the completeness checks find missing on a minimal business: 5 fields, 3 documents, the owners. */
+const MINIMAL_BUSINESS_ERRORS = [
+  ...Array<string>(5).fill('MISSING_FIELD'),
+  'MISSING_LEGAL_PRESENCE_DOCUMENT',
+  'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
+  'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+  'MISSING_BENEFICIAL_OWNER',
+  'MISSING_CONTROL_PERSON',
+];
+
+describe("KYB: registrationNumber magic values on the spec's minimal submission (sandbox)", () => {
+  it.each([
+    ['5523001', 'PENDING_MANUAL_REVIEW', 'PENDING'],
+    ['5523002', 'REJECTED', 'REJECTED'],
+    ['5523123', 'APPROVED', 'APPROVED'],
+    ['REG-003', 'APPROVED', 'APPROVED'],
+  ])('registrationNumber %s decides alone: %s, kybStatus %s', async (reg, verificationStatus, kybStatus) => {
+    const c = await createCustomer(p.api, minimalBusiness(reg));
+    expect(c.kybStatus).toBe('UNVERIFIED');
+    const v = await verify(p.api, c.id);
+    expect(v).toMatchObject({ customerId: c.id, verificationStatus, errors: [] });
+    expect((await p.api.get(`/customers/${c.id}`)).body.kybStatus).toBe(kybStatus);
+    const kyb = (await eventsOf(srv, p.id, 'CUSTOMER.KYB_')).filter((e) => e.resourceId === c.id);
+    expect(kyb.map((e) => e.type)).toEqual([`CUSTOMER.KYB_${kybStatus}`]);
+    expect(kyb[0]!.data).toMatchObject({ id: c.id, customerType: 'BUSINESS', kybStatus });
+    const ver = (await eventsOf(srv, p.id, 'VERIFICATION.')).filter((e) => e.resourceId === v.id);
+    expect(ver.map((e) => e.type)).toEqual([`VERIFICATION.${verificationStatus}`]);
+    expect(ver[0]!.data).toEqual((await p.api.get(`/verifications/${v.id}`)).body);
+  });
+
+  it('001 stays PENDING: the spec names no later transition, so a clock advance changes nothing', async () => {
+    const q = await srv.newPlatform();
+    const c = await createCustomer(q.api, minimalBusiness('HR-7001'));
+    expect((await verify(q.api, c.id)).verificationStatus).toBe('PENDING_MANUAL_REVIEW');
+    const advanced = await q.api.post('/sandbox/clock/advance', { seconds: 7 * 24 * 3600 });
+    expect(advanced.status, advanced.text).toBe(200);
+    expect((await q.api.get(`/customers/${c.id}`)).body.kybStatus).toBe('PENDING');
+    expect((await eventsOf(srv, q.id, 'CUSTOMER.KYB_')).map((e) => e.type)).toEqual(['CUSTOMER.KYB_PENDING']);
+    // Still under review: it may be submitted again, with the same answer.
+    expect((await verify(q.api, c.id)).verificationStatus).toBe('PENDING_MANUAL_REVIEW');
+  });
+
+  it.each([
+    ['no registrationNumber', undefined],
+    ['one not ending in 3 digits', 'REG-55A'],
+  ])('%s: the completeness checks still apply (RESOLVE_ERRORS, kybStatus unchanged)', async (_what, reg) => {
+    const c = await createCustomer(p.api, minimalBusiness(reg));
+    const v = await verify(p.api, c.id);
+    expect(v.verificationStatus).toBe('RESOLVE_ERRORS');
+    expect(types(v)).toEqual(MINIMAL_BUSINESS_ERRORS);
+    expect(v.errors.filter((e: { field?: string }) => e.field).map((e: { field: string }) => e.field)).toEqual([
+      'customer.businessInfo.countriesOfOperation',
+      'customer.address.line1',
+      'customer.address.city',
+      'customer.address.postalCode',
+      'customer.address.country',
+    ]);
+    expect((await p.api.get(`/customers/${c.id}`)).body.kybStatus).toBe('UNVERIFIED');
+    expect((await eventsOf(srv, p.id, 'CUSTOMER.KYB_')).filter((e) => e.resourceId === c.id)).toEqual([]);
+    const ver = (await eventsOf(srv, p.id, 'VERIFICATION.')).filter((e) => e.resourceId === v.id);
+    expect(ver.map((e) => e.type)).toEqual(['VERIFICATION.RESOLVE_ERRORS']);
+  });
+
+  it('PRODUCTION platforms keep the completeness checks for magic values too', async () => {
+    const prod = await srv.newPlatform({ environment: 'PRODUCTION' });
+    const c = await createCustomer(prod.api, minimalBusiness('9999002'));
+    const v = await verify(prod.api, c.id);
+    expect(v.verificationStatus).toBe('RESOLVE_ERRORS');
+    expect(types(v)).toEqual(MINIMAL_BUSINESS_ERRORS);
+    expect((await prod.api.get(`/customers/${c.id}`)).body.kybStatus).toBe('UNVERIFIED');
+    expect(await eventsOf(srv, prod.id, 'CUSTOMER.KYB_')).toEqual([]);
+  });
+
+  it("KYC already follows its suffix on a minimal submission: an owner's lastName, an individual's fullName", async () => {
+    const c = await createCustomer(p.api, minimalBusiness('REG-55A'));
+    for (const [suffix, kycStatus] of Object.entries({ '001': 'PENDING', '002': 'REJECTED', '': 'APPROVED' })) {
+      const o = await createOwner(p.api, ownerBody(c.id, { lastName: `Doe${suffix}` }, { ownershipPercentage: 10 }));
+      expect(o.kycStatus).toBe(kycStatus);
+      const person = await createCustomer(p.api, { customerType: 'INDIVIDUAL', fullName: `Min Doe${suffix}` });
+      expect(person.kycStatus).toBe(kycStatus);
+    }
   });
 });
 
@@ -227,7 +347,12 @@ describe('KYC: individuals', () => {
       { resourceId: c.id, type: 'MISSING_IDENTITY_DOCUMENT', acceptedDocumentTypes: IDENTITY, reason: expect.any(String) },
     ]);
 
-    const patched = await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', nationality: 'US', idType: 'SSN', identifier: '123-45-6789' });
+    const patched = await p.api.patch(`/customers/${c.id}`, {
+      customerType: 'INDIVIDUAL',
+      nationality: 'US',
+      idType: 'SSN',
+      identifier: '123-45-6789',
+    });
     expect(patched.status, patched.text).toBe(200);
     const v2 = await verify(p.api, c.id);
     expect(v2.errors.map((e: { type: string }) => e.type)).toEqual(['MISSING_IDENTITY_DOCUMENT']);
@@ -237,9 +362,15 @@ describe('KYC: individuals', () => {
     expect(v3).toMatchObject({ verificationStatus: 'PENDING_MANUAL_REVIEW', errors: [] });
     expect((await p.api.get(`/customers/${c.id}`)).body.kycStatus).toBe('PENDING');
     // kycStatus was PENDING from creation: no second CUSTOMER.KYC_PENDING.
-    expect((await eventsOf(srv, p.id, 'CUSTOMER.KYC_')).filter((e) => e.resourceId === c.id).map((e) => e.type)).toEqual(['CUSTOMER.KYC_PENDING']);
+    expect((await eventsOf(srv, p.id, 'CUSTOMER.KYC_')).filter((e) => e.resourceId === c.id).map((e) => e.type)).toEqual([
+      'CUSTOMER.KYC_PENDING',
+    ]);
     const ver = (await eventsOf(srv, p.id, 'VERIFICATION.')).filter((e) => e.data.customerId === c.id);
-    expect(ver.map((e) => e.type)).toEqual(['VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.PENDING_MANUAL_REVIEW']);
+    expect(ver.map((e) => e.type)).toEqual([
+      'VERIFICATION.RESOLVE_ERRORS',
+      'VERIFICATION.RESOLVE_ERRORS',
+      'VERIFICATION.PENDING_MANUAL_REVIEW',
+    ]);
   });
 
   it('003: complete data still gets RESOLVE_ERRORS with POOR_QUALITY_DOCUMENT on the identity document', async () => {
@@ -248,7 +379,9 @@ describe('KYC: individuals', () => {
     const doc = await upload(srv.baseUrl, p.creds, c.id, 'PASSPORT');
     const v = await verify(p.api, c.id);
     expect(v).toMatchObject({ verificationStatus: 'RESOLVE_ERRORS' });
-    expect(v.errors).toEqual([{ resourceId: doc.id, type: 'POOR_QUALITY_DOCUMENT', acceptedDocumentTypes: IDENTITY, reason: expect.any(String) }]);
+    expect(v.errors).toEqual([
+      { resourceId: doc.id, type: 'POOR_QUALITY_DOCUMENT', acceptedDocumentTypes: IDENTITY, reason: expect.any(String) },
+    ]);
     expect((await p.api.get(`/customers/${c.id}`)).body.kycStatus).toBe('UNVERIFIED');
     // The document was not accepted, so it is not locked.
     expect((await p.api.delete(`/documents/${doc.id}`)).status).toBe(204);
@@ -348,9 +481,9 @@ describe('GET /verifications and GET /verifications/{id}', () => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual(va1);
 
-    expectError(await p.api.get(`/verifications/${va1.id}`), 404, 'NOT_FOUND');
+    expectError(await p.api.get(`/verifications/${va1.id}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await p.api.get('/verifications', { query: { customerId: a.id } })).body).toMatchObject({ data: [], totalCount: 0 });
-    expectError(await q.api.get('/verifications/Verification:00000000-0000-7000-8000-000000000000'), 404, 'NOT_FOUND');
+    expectError(await q.api.get('/verifications/Verification:00000000-0000-7000-8000-000000000000'), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.get(`/verifications/${va1.id}`), 401, 'UNAUTHORIZED');
     expectError(await srv.anon.get('/verifications'), 401, 'UNAUTHORIZED');
   });

@@ -42,40 +42,36 @@ afterAll(async () => {
 });
 
 describe('losing one process of three on one PostgreSQL', () => {
-  it(
-    `seed ${SEED}: ${KILLS} SIGKILLs of one process in ${STEPS} steps — the survivors take over its requests, jobs and webhook attempts; nothing lost or doubled`,
-    async () => {
-      const started = Date.now();
-      target = await startTarget({ store: 'postgres', databaseUrl: process.env.TEST_DATABASE_URL, mode: 'cluster', processes: PROCESSES });
-      const startMs = Date.now() - started;
-      const r = await new Workload({ seed: SEED, steps: STEPS, target, crashes: KILLS }).run();
-      const loss = r.processLoss!;
-      console.log(
-        `[process loss] seed ${SEED}: ${JSON.stringify(r.crash)}; ${JSON.stringify(loss)}; ${r.transactions} transactions, ${r.webhookEvents} webhook events; ` +
-          `start ${(startMs / 1000).toFixed(1)} s, run ${(r.durationMs / 1000).toFixed(1)} s`,
-      );
-      expect(loss.processes).toBe(PROCESSES);
-      expect(r.crash.kills).toBe(KILLS);
-      expect(loss.victims).toHaveLength(KILLS);
-      expect(loss.restarts).toBe(KILLS);
-      // The kills found work in flight: money requests at the dead process (sent again to the
-      // survivors), requests the survivors answered meanwhile, delayed outcomes waiting.
-      expect(loss.cutOffAtVictim).toBeGreaterThan(0);
-      expect(loss.answeredBySurvivors).toBeGreaterThan(0);
-      expect(r.crash.pendingTimersAtKills).toBeGreaterThan(0);
-      // The survivors ran steps alone, and sent again each delivery the dead process had in flight
-      // (found through /proc: Linux).
-      expect(loss.survivorSteps).toBeGreaterThan(0);
-      if (process.platform === 'linux') expect(loss.orphanedAttempts).toBeGreaterThan(0);
-      expect(loss.takenOver).toBe(loss.orphanedAttempts);
-      // Every process served.
-      expect(loss.served).toHaveLength(PROCESSES);
-      for (const n of loss.served) expect(n).toBeGreaterThan(0);
-      expect(r.webhookEvents).toBeGreaterThan(r.transactions);
-      const t = target;
-      target = undefined;
-      await t.close();
-    },
-    300_000,
-  );
+  it(`seed ${SEED}: ${KILLS} SIGKILLs of one process in ${STEPS} steps — the survivors take over its requests, jobs and webhook attempts; nothing lost or doubled`, async () => {
+    const started = Date.now();
+    target = await startTarget({ store: 'postgres', databaseUrl: process.env.TEST_DATABASE_URL, mode: 'cluster', processes: PROCESSES });
+    const startMs = Date.now() - started;
+    const r = await new Workload({ seed: SEED, steps: STEPS, target, crashes: KILLS }).run();
+    const loss = r.processLoss!;
+    console.log(
+      `[process loss] seed ${SEED}: ${JSON.stringify(r.crash)}; ${JSON.stringify(loss)}; ${r.transactions} transactions, ${r.webhookEvents} webhook events; ` +
+        `start ${(startMs / 1000).toFixed(1)} s, run ${(r.durationMs / 1000).toFixed(1)} s`,
+    );
+    expect(loss.processes).toBe(PROCESSES);
+    expect(r.crash.kills).toBe(KILLS);
+    expect(loss.victims).toHaveLength(KILLS);
+    expect(loss.restarts).toBe(KILLS);
+    // The kills found work in flight: money requests at the dead process (sent again to the
+    // survivors), requests the survivors answered meanwhile, delayed outcomes waiting.
+    expect(loss.cutOffAtVictim).toBeGreaterThan(0);
+    expect(loss.answeredBySurvivors).toBeGreaterThan(0);
+    expect(r.crash.pendingTimersAtKills).toBeGreaterThan(0);
+    // The survivors ran steps alone, and sent again each delivery the dead process had in flight
+    // (found through /proc: Linux).
+    expect(loss.survivorSteps).toBeGreaterThan(0);
+    if (process.platform === 'linux') expect(loss.orphanedAttempts).toBeGreaterThan(0);
+    expect(loss.takenOver).toBe(loss.orphanedAttempts);
+    // Every process served.
+    expect(loss.served).toHaveLength(PROCESSES);
+    for (const n of loss.served) expect(n).toBeGreaterThan(0);
+    expect(r.webhookEvents).toBeGreaterThan(r.transactions);
+    const t = target;
+    target = undefined;
+    await t.close();
+  }, 300_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { advance, balances, expectLedgerClean, fund, platformExternal, platformUsdAccount } from './util.ts';
+import { advance, balances, expectLedgerClean, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -15,13 +15,16 @@ describe('concurrent spending of one account', () => {
     await fund(p, account, 100 * 500);
     const ext = await platformExternal(p, '001');
     const results = await Promise.all(
-      Array.from({ length: 200 }, () => p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 500 })),
+      Array.from({ length: 200 }, () =>
+        p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 500 }),
+      ),
     );
     const ok = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status !== 201);
     expect(ok).toHaveLength(100);
     expect(refused).toHaveLength(100);
-    for (const r of refused) expect(r.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_FUNDS' } });
+    for (const r of refused)
+      expect(r.body).toMatchObject({ status: 400, code: 'INVALID_AMOUNT', details: { reason: 'INSUFFICIENT_FUNDS' } });
     await advance(p, 1);
     expect(await balances(p, account)).toEqual({ balance: 0, total: 0 });
     await expectLedgerClean(srv, p.id);
@@ -33,7 +36,14 @@ describe('concurrent spending of one account', () => {
     await fund(p, account, 100 * 700);
     const ext = await platformExternal(p, '001');
     const quotes = await Promise.all(
-      Array.from({ length: 200 }, () => p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: account }, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 700 })),
+      Array.from({ length: 200 }, () =>
+        p.api.post('/quotes', {
+          source: { sourceType: 'ACCOUNT', accountId: account },
+          destination: { destinationType: 'ACCOUNT', accountId: ext },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 700,
+        }),
+      ),
     );
     expect(quotes.every((q) => q.status === 201)).toBe(true);
     const results = await Promise.all(quotes.map((q) => p.api.post(`/quotes/${q.body.id}/execute`)));

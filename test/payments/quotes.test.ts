@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { advance, balances, eurAccountInfo, eventsFor, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx, type Wire } from './util.ts';
+import {
+  advance,
+  balances,
+  eurAccountInfo,
+  eventsFor,
+  expectLedgerClean,
+  fund,
+  platformExternal,
+  platformUsdAccount,
+  tx,
+  type Wire,
+} from '../helpers/payments.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -32,7 +43,13 @@ describe('quotes: review flow and immediate execution', () => {
     const created = await p.api.post('/quotes', quoteBody(account, dest, 10_000));
     expect(created.status).toBe(201);
     const q = created.body;
-    expect(q).toMatchObject({ status: 'PENDING', totalSendingAmount: 10_000, feesIncluded: 0, sendingCurrency: { code: 'USD' }, receivingCurrency: { code: 'EUR' } });
+    expect(q).toMatchObject({
+      status: 'PENDING',
+      totalSendingAmount: 10_000,
+      feesIncluded: 0,
+      sendingCurrency: { code: 'USD' },
+      receivingCurrency: { code: 'EUR' },
+    });
     expect(q.id).toMatch(/^Quote:/);
     expect(q.transactionId).toMatch(/^Transaction:/);
     expect(Date.parse(q.expiresAt) - Date.parse(q.createdAt)).toBe(300_000);
@@ -49,9 +66,20 @@ describe('quotes: review flow and immediate execution', () => {
     await advance(p, 1);
     expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('COMPLETED');
     const t = await tx(p.api, q.transactionId);
-    expect(t).toMatchObject({ status: 'COMPLETED', type: 'OUTGOING', quoteId: q.id, sentAmount: { amount: 10_000 }, receivedAmount: { amount: q.totalReceivingAmount }, description: 'test payment' });
+    expect(t).toMatchObject({
+      status: 'COMPLETED',
+      type: 'OUTGOING',
+      quoteId: q.id,
+      sentAmount: { amount: 10_000 },
+      receivedAmount: { amount: q.totalReceivingAmount },
+      description: 'test payment',
+    });
     expect(await balances(p, account)).toEqual({ balance: 990_000, total: 990_000 });
-    expect(await eventsFor(srv, q.transactionId)).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
+    expect(await eventsFor(srv, q.transactionId)).toEqual([
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
     await expectLedgerClean(srv, p.id);
   });
 
@@ -69,7 +97,11 @@ describe('quotes: review flow and immediate execution', () => {
 
   it('charges the platform fee on cross-currency quotes into the platform account', async () => {
     const { p, account } = await setup();
-    const cfg = await p.api.patch('/config', { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 100, fixedFee: { amount: 50, currency: 'USD' } }] });
+    const cfg = await p.api.patch('/config', {
+      feeConfigs: [
+        { feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 100, fixedFee: { amount: 50, currency: 'USD' } },
+      ],
+    });
     expect(cfg.status).toBe(200);
     const dest = await platformExternal(p, '001', 'EUR', eurAccountInfo());
     const q = (await p.api.post('/quotes', quoteBody(account, dest, 10_000, { immediatelyExecute: true }))).body;
@@ -89,7 +121,11 @@ describe('quotes: review flow and immediate execution', () => {
 
   it('a RECEIVING-locked quote delivers at least the locked amount for the least sending amount', async () => {
     const { p, account } = await setup();
-    await p.api.patch('/config', { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 30, fixedFee: { amount: 25, currency: 'USD' } }] });
+    await p.api.patch('/config', {
+      feeConfigs: [
+        { feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 30, fixedFee: { amount: 25, currency: 'USD' } },
+      ],
+    });
     const dest = await platformExternal(p, '001', 'EUR', eurAccountInfo());
     const q = (await p.api.post('/quotes', quoteBody(account, dest, 9_200, { lockedCurrencySide: 'RECEIVING' }))).body;
     expect(q.totalReceivingAmount).toBe(9_200);
@@ -101,41 +137,90 @@ describe('quotes: review flow and immediate execution', () => {
 
 describe('quotes: sandbox outcomes by destination suffix', () => {
   const rows: [string, string, (p: PlatformHandle, q: Wire) => Promise<void>][] = [
-    ['002', 'execution fails; refunded', async (p, q) => {
-      await advance(p, 1);
-      expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: { status: 'COMPLETED' } });
-    }],
-    ['003', 'completes after about 6 minutes', async (p, q) => {
-      await advance(p, 359);
-      expect((await tx(p.api, q.transactionId)).status).toBe('PROCESSING');
-      await advance(p, 1);
-      expect((await tx(p.api, q.transactionId)).status).toBe('COMPLETED');
-    }],
-    ['004', 'counterparty delivery fails; refunded', async (p, q) => {
-      await advance(p, 1);
-      expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: { status: 'COMPLETED' } });
-    }],
-    ['005', 'completes, then is returned; refunded once', async (p, q) => {
-      await advance(p, 1);
-      expect((await tx(p.api, q.transactionId)).status).toBe('COMPLETED');
-      await advance(p, 60);
-      expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: { status: 'COMPLETED' } });
-      expect(await eventsFor(srv, q.transactionId)).toEqual([
-        'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED',
-        'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
-      ]);
-    }],
-    ['006', 'user cancellation; refunded', async (p, q) => {
-      await advance(p, 1);
-      expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'FAILED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' } });
-    }],
-    ['007', 'payout and refund both fail; nothing comes back', async (p, q) => {
-      await advance(p, 1);
-      expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'FAILED', refund: { status: 'FAILED' } });
-      expect(await eventsFor(srv, q.transactionId)).toContain('OUTGOING_PAYMENT.REFUND_FAILED');
-    }],
+    [
+      '002',
+      'execution fails; refunded',
+      async (p, q) => {
+        await advance(p, 1);
+        expect(await tx(p.api, q.transactionId)).toMatchObject({
+          status: 'FAILED',
+          failureReason: 'QUOTE_EXECUTION_FAILED',
+          refund: { status: 'COMPLETED' },
+        });
+      },
+    ],
+    [
+      '003',
+      'completes after about 6 minutes',
+      async (p, q) => {
+        await advance(p, 359);
+        expect((await tx(p.api, q.transactionId)).status).toBe('PROCESSING');
+        await advance(p, 1);
+        expect((await tx(p.api, q.transactionId)).status).toBe('COMPLETED');
+      },
+    ],
+    [
+      '004',
+      'counterparty delivery fails; refunded',
+      async (p, q) => {
+        await advance(p, 1);
+        expect(await tx(p.api, q.transactionId)).toMatchObject({
+          status: 'FAILED',
+          failureReason: 'ACCOUNT_CANNOT_RECEIVE',
+          refund: { status: 'COMPLETED' },
+        });
+      },
+    ],
+    [
+      '005',
+      'completes, then is returned; refunded once',
+      async (p, q) => {
+        await advance(p, 1);
+        expect((await tx(p.api, q.transactionId)).status).toBe('COMPLETED');
+        await advance(p, 60);
+        expect(await tx(p.api, q.transactionId)).toMatchObject({
+          status: 'FAILED',
+          failureReason: 'PAYOUT_RETURNED',
+          refund: { status: 'COMPLETED' },
+        });
+        expect(await eventsFor(srv, q.transactionId)).toEqual([
+          'OUTGOING_PAYMENT.PENDING',
+          'OUTGOING_PAYMENT.PROCESSING',
+          'OUTGOING_PAYMENT.COMPLETED',
+          'OUTGOING_PAYMENT.FAILED',
+          'OUTGOING_PAYMENT.REFUND_PENDING',
+          'OUTGOING_PAYMENT.REFUND_COMPLETED',
+        ]);
+      },
+    ],
+    [
+      '006',
+      'user cancellation; refunded',
+      async (p, q) => {
+        await advance(p, 1);
+        expect(await tx(p.api, q.transactionId)).toMatchObject({
+          status: 'FAILED',
+          refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' },
+        });
+      },
+    ],
+    [
+      '007',
+      'payout and refund both fail; nothing comes back',
+      async (p, q) => {
+        await advance(p, 1);
+        expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'FAILED', refund: { status: 'FAILED' } });
+        expect(await eventsFor(srv, q.transactionId)).toContain('OUTGOING_PAYMENT.REFUND_FAILED');
+      },
+    ],
   ];
-  const failedRefunded = ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'];
+  const failedRefunded = [
+    'OUTGOING_PAYMENT.PENDING',
+    'OUTGOING_PAYMENT.PROCESSING',
+    'OUTGOING_PAYMENT.FAILED',
+    'OUTGOING_PAYMENT.REFUND_PENDING',
+    'OUTGOING_PAYMENT.REFUND_COMPLETED',
+  ];
   const expectedEvents: Record<string, string[]> = {
     '001': ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED'],
     '002': failedRefunded,
@@ -143,13 +228,23 @@ describe('quotes: sandbox outcomes by destination suffix', () => {
     '004': failedRefunded,
     '005': [...['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED'], ...failedRefunded.slice(2)],
     '006': failedRefunded,
-    '007': ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_FAILED'],
+    '007': [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_FAILED',
+    ],
   };
-  rows.push(['001', 'any other suffix succeeds', async (p, q) => {
-    await advance(p, 1);
-    expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'COMPLETED' });
-    expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('COMPLETED');
-  }]);
+  rows.push([
+    '001',
+    'any other suffix succeeds',
+    async (p, q) => {
+      await advance(p, 1);
+      expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'COMPLETED' });
+      expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('COMPLETED');
+    },
+  ]);
   for (const [suffix, what, check] of rows) {
     it(`suffix ${suffix}: ${what}`, async () => {
       const { p, account } = await setup(100_000);
@@ -173,13 +268,19 @@ describe('quotes: sandbox outcomes by destination suffix', () => {
 });
 
 describe('quotes: UMA destinations', () => {
-  for (const [address, cur] of [['$success.usd', 'USD'], ['$success.eur', 'EUR'], ['$success.mxn', 'MXN']] as const) {
+  for (const [address, cur] of [
+    ['$success.usd', 'USD'],
+    ['$success.eur', 'EUR'],
+    ['$success.mxn', 'MXN'],
+  ] as const) {
     it(`${address} succeeds in ${cur}`, async () => {
       const { p, account } = await setup();
       const res = await p.api.post('/quotes', {
         source: { sourceType: 'ACCOUNT', accountId: account },
         destination: { destinationType: 'UMA_ADDRESS', umaAddress: `${address}@sandbox.uma.money` },
-        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000, immediatelyExecute: true,
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 5_000,
+        immediatelyExecute: true,
       });
       expect(res.status).toBe(201);
       expect(res.body.receivingCurrency.code).toBe(cur);
@@ -191,7 +292,13 @@ describe('quotes: UMA destinations', () => {
 
   it('$pending.long.usd stays in flight for a long time, then completes', async () => {
     const { p, account } = await setup();
-    const res = await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: account }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$pending.long.usd@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000, immediatelyExecute: true });
+    const res = await p.api.post('/quotes', {
+      source: { sourceType: 'ACCOUNT', accountId: account },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$pending.long.usd@sandbox.uma.money' },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 5_000,
+      immediatelyExecute: true,
+    });
     await advance(p, 1800);
     expect((await tx(p.api, res.body.transactionId)).status).toBe('PROCESSING');
     await advance(p, 1800);
@@ -200,7 +307,13 @@ describe('quotes: UMA destinations', () => {
 
   it('$fail.compliance.usd fails the compliance check and refunds', async () => {
     const { p, account } = await setup(10_000);
-    const res = await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: account }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$fail.compliance.usd@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000, immediatelyExecute: true });
+    const res = await p.api.post('/quotes', {
+      source: { sourceType: 'ACCOUNT', accountId: account },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$fail.compliance.usd@sandbox.uma.money' },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 5_000,
+      immediatelyExecute: true,
+    });
     await advance(p, 1);
     expect(await tx(p.api, res.body.transactionId)).toMatchObject({ status: 'FAILED', failureReason: 'COMPLIANCE_REJECTED' });
     expect(await balances(p, account)).toEqual({ balance: 10_000, total: 10_000 });
@@ -210,9 +323,27 @@ describe('quotes: UMA destinations', () => {
   it('unknown receivers are 404 UMA_NOT_FOUND and malformed ones 400 INVALID_UMA_ADDRESS', async () => {
     const { p, account } = await setup();
     const base = { source: { sourceType: 'ACCOUNT', accountId: account }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000 };
-    expectError(await p.api.post('/quotes', { ...base, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$non.existent.usd@sandbox.uma.money' } }), 404, 'UMA_NOT_FOUND');
-    expectError(await p.api.post('/quotes', { ...base, destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'not-an-address' } }), 400, 'INVALID_UMA_ADDRESS');
-    expectError(await p.api.post('/quotes', { ...base, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.uma.money', currency: 'EUR' } }), 400, 'INVALID_CURRENCY');
+    expectError(
+      await p.api.post('/quotes', {
+        ...base,
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$non.existent.usd@sandbox.uma.money' },
+      }),
+      404,
+      'UMA_NOT_FOUND',
+    );
+    expectError(
+      await p.api.post('/quotes', { ...base, destination: { destinationType: 'UMA_ADDRESS', umaAddress: 'not-an-address' } }),
+      400,
+      'INVALID_UMA_ADDRESS',
+    );
+    expectError(
+      await p.api.post('/quotes', {
+        ...base,
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.uma.money', currency: 'EUR' },
+      }),
+      400,
+      'INVALID_CURRENCY',
+    );
   });
 });
 
@@ -259,14 +390,30 @@ describe('quotes: refusals, expiry, idempotency, real-time funding', () => {
   it('rejects bad input with field paths, unknown ids, and missing permission', async () => {
     const { p, account } = await setup();
     const dest = await platformExternal(p, '001');
-    const r1 = expectError(await p.api.post('/quotes', { ...quoteBody(account, dest, 1), lockedCurrencySide: 'BOTH' }), 400, 'INVALID_INPUT');
+    const r1 = expectError(
+      await p.api.post('/quotes', { ...quoteBody(account, dest, 1), lockedCurrencySide: 'BOTH' }),
+      400,
+      'INVALID_INPUT',
+    );
     expect(r1.body.details.errors.map((e: Wire) => e.field)).toContain('lockedCurrencySide');
-    const r2 = expectError(await p.api.post('/quotes', { ...quoteBody(account, dest, 1), source: { sourceType: 'ACCOUNT', accountId: account, bogus: true } }), 400, 'INVALID_INPUT');
+    const r2 = expectError(
+      await p.api.post('/quotes', { ...quoteBody(account, dest, 1), source: { sourceType: 'ACCOUNT', accountId: account, bogus: true } }),
+      400,
+      'INVALID_INPUT',
+    );
     expect(r2.body.details.errors.map((e: Wire) => e.field)).toContain('source.bogus');
-    const r3 = expectError(await p.api.post('/quotes', { destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1 }), 400, 'INVALID_INPUT');
+    const r3 = expectError(
+      await p.api.post('/quotes', {
+        destination: { destinationType: 'ACCOUNT', accountId: dest },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1,
+      }),
+      400,
+      'INVALID_INPUT',
+    );
     expect(r3.body.details.errors.map((e: Wire) => e.field)).toContain('source');
     expectError(await p.api.post('/quotes', quoteBody(account, dest, 0)), 400, 'INVALID_INPUT');
-    expectError(await p.api.post('/quotes', quoteBody(account, 'ExternalAccount:nope', 100)), 404, 'NOT_FOUND');
+    expectError(await p.api.post('/quotes', quoteBody(account, 'ExternalAccount:nope', 100)), 404, 'REFERENCE_NOT_FOUND');
     expectError(await p.api.get('/quotes/Quote:nope'), 404, 'QUOTE_NOT_FOUND');
     expectError(await p.api.post('/quotes/Quote:nope/execute'), 404, 'QUOTE_NOT_FOUND');
     const other = await srv.newPlatform();
@@ -285,32 +432,86 @@ describe('quotes: refusals, expiry, idempotency, real-time funding', () => {
     const { p } = await setup(0);
     const pullFrom = await platformExternal(p, '001');
     const dest = await platformExternal(p, '001', 'EUR', eurAccountInfo());
-    const q = (await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: pullFrom }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 4_000, immediatelyExecute: true })).body;
+    const q = (
+      await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: pullFrom },
+        destination: { destinationType: 'ACCOUNT', accountId: dest },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 4_000,
+        immediatelyExecute: true,
+      })
+    ).body;
     expect(q.status).toBe('PROCESSING');
     await advance(p, 1);
     expect(await tx(p.api, q.transactionId)).toMatchObject({ status: 'COMPLETED', source: { sourceType: 'ACCOUNT', accountId: pullFrom } });
-    const r = expectError(await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: dest }, destination: { destinationType: 'ACCOUNT', accountId: pullFrom }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 }), 400, 'INVALID_INPUT');
+    const r = expectError(
+      await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: dest },
+        destination: { destinationType: 'ACCOUNT', accountId: pullFrom },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 100,
+      }),
+      400,
+      'INVALID_INPUT',
+    );
     expect(r.body.details.errors[0].field).toBe('source.accountId');
     await expectLedgerClean(srv, p.id);
   });
 
-  it('an embedded-wallet source needs a wallet signature: no immediate execution, execute is 401 without a session', async () => {
+  it('an embedded-wallet source needs a wallet signature: no immediate execution, execute without one is a 202 challenge', async () => {
     const { p } = await setup(0);
-    const usd = { minAmount: 1, maxAmount: 100_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
-    expect((await p.api.patch('/config', { supportedCurrencies: [{ currencyCode: 'USD', ...usd }, { currencyCode: 'USDB', ...usd }] })).status).toBe(200);
-    const customer = (await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'wallet-1', fullName: 'Wally Wallet', birthDate: '1990-01-15', nationality: 'US' })).body;
-    const wallet = (await p.api.get('/customers/internal-accounts', { query: { customerId: customer.id, type: 'EMBEDDED_WALLET' } })).body.data[0];
+    const usd = {
+      minAmount: 1,
+      maxAmount: 100_000_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+    };
+    expect(
+      (
+        await p.api.patch('/config', {
+          supportedCurrencies: [
+            { currencyCode: 'USD', ...usd },
+            { currencyCode: 'USDB', ...usd },
+          ],
+        })
+      ).status,
+    ).toBe(200);
+    const customer = (
+      await p.api.post('/customers', {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: 'wallet-1',
+        fullName: 'Wally Wallet',
+        birthDate: '1990-01-15',
+        nationality: 'US',
+      })
+    ).body;
+    const wallet = (await p.api.get('/customers/internal-accounts', { query: { customerId: customer.id, type: 'EMBEDDED_WALLET' } })).body
+      .data[0];
     expect(wallet.type).toBe('EMBEDDED_WALLET');
     await fund(p, wallet.id, 5_000_000);
-    const dest = await platformExternal(p, '', 'USDB', { accountType: 'LAYER2_WALLET', address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu' });
-    const body = { source: { sourceType: 'ACCOUNT', accountId: wallet.id }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000_000 };
+    const dest = await platformExternal(p, '', 'USDB', {
+      accountType: 'LAYER2_WALLET',
+      address: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu',
+    });
+    const body = {
+      source: { sourceType: 'ACCOUNT', accountId: wallet.id },
+      destination: { destinationType: 'ACCOUNT', accountId: dest },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1_000_000,
+    };
     expectError(await p.api.post('/quotes', { ...body, immediatelyExecute: true }), 400, 'INVALID_INPUT');
     const q = (await p.api.post('/quotes', body)).body;
     expect(q.paymentInstructions[0].accountOrWalletInfo.accountType).toBe('EMBEDDED_WALLET');
     expect(typeof q.paymentInstructions[0].accountOrWalletInfo.payloadToSign).toBe('string');
-    const missing = expectError(await p.api.post(`/quotes/${q.id}/execute`), 401, 'WALLET_SIGNATURE_MISSING');
-    expect(missing.body.reason).toBeTruthy();
-    expectError(await p.api.post(`/quotes/${q.id}/execute`, undefined, { headers: { 'Service-Wallet-Signature': 'eyJub3QiOiJ2YWxpZCJ9' } }), 401, 'WALLET_SIGNATURE_MALFORMED');
+    // The signed retry that follows is covered in test/auth/execute.test.ts.
+    const challenge = await p.api.post(`/quotes/${q.id}/execute`);
+    expect(challenge.status, challenge.text).toBe(202);
+    expect(challenge.body.requestId).toMatch(/^Request:/);
+    expectError(
+      await p.api.post(`/quotes/${q.id}/execute`, undefined, { headers: { 'Service-Wallet-Signature': 'eyJub3QiOiJ2YWxpZCJ9' } }),
+      401,
+      'WALLET_SIGNATURE_MALFORMED',
+    );
     expect((await p.api.get(`/quotes/${q.id}`)).body.status).toBe('PENDING');
     expect((await balances(p, wallet.id)).balance).toBe(5_000_000);
   });
@@ -318,7 +519,12 @@ describe('quotes: refusals, expiry, idempotency, real-time funding', () => {
   it('a real-time funded quote carries instructions and executes when /sandbox/send pays them', async () => {
     const { p } = await setup(0);
     const dest = await platformExternal(p, '001', 'EUR', eurAccountInfo());
-    const res = await p.api.post('/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 3_000 });
+    const res = await p.api.post('/quotes', {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: dest },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 3_000,
+    });
     expect(res.status).toBe(201);
     const q = res.body;
     expect(q.paymentInstructions[0].accountOrWalletInfo).toMatchObject({ accountType: 'US_ACCOUNT' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { advance, expectLedgerClean, fund, platformExternal, platformUsdAccount } from './util.ts';
+import { advance, expectLedgerClean, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -15,13 +15,36 @@ describe('POST /sandbox/reset', () => {
     const other = await srv.newPlatform();
     const otherAccount = await platformUsdAccount(other);
     await fund(other, otherAccount, 777);
-    await p.api.patch('/config', { supportedCurrencies: [{ currencyCode: 'USD', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] }, { currencyCode: 'EUR', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] }] });
+    await p.api.patch('/config', {
+      supportedCurrencies: [
+        {
+          currencyCode: 'USD',
+          minAmount: 1,
+          maxAmount: 100_000_000,
+          requiredCounterpartyFields: [],
+          enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+        },
+        {
+          currencyCode: 'EUR',
+          minAmount: 1,
+          maxAmount: 100_000_000,
+          requiredCounterpartyFields: [],
+          enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+        },
+      ],
+    });
     const token = (await p.api.post('/tokens', { name: 'kept', permissions: ['VIEW'] })).body;
     const account = await platformUsdAccount(p);
     await fund(p, account, 10_000);
     const ext = await platformExternal(p, '001');
     await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 1_000 });
-    await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'reset-1', fullName: 'Jane Smith', birthDate: '1990-01-15', nationality: 'US' });
+    await p.api.post('/customers', {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: 'reset-1',
+      fullName: 'Jane Smith',
+      birthDate: '1990-01-15',
+      nationality: 'US',
+    });
     await advance(p, 1);
 
     const res = await p.api.post('/sandbox/reset');
@@ -30,8 +53,19 @@ describe('POST /sandbox/reset', () => {
     expect((await p.api.get('/transactions')).body.totalCount).toBe(0);
     expect((await p.api.get('/platform/external-accounts')).body.data).toHaveLength(0);
     const accounts = (await p.api.get('/platform/internal-accounts')).body.data;
-    expect(accounts.map((a: { currency?: unknown; balance: { currency: { code: string }; amount: number } }) => [a.balance.currency.code, a.balance.amount]).sort()).toEqual([['EUR', 0], ['USD', 0]]);
-    expect(accounts.map((a: { id: string }) => a.id)).not.toContain(account);
+    expect(
+      accounts
+        .map((a: { currency?: unknown; balance: { currency: { code: string }; amount: number } }) => [
+          a.balance.currency.code,
+          a.balance.amount,
+        ])
+        .sort(),
+    ).toEqual([
+      ['EUR', 0],
+      ['USD', 0],
+    ]);
+    // The platform's own accounts keep their ids (emptied, not replaced).
+    expect(accounts.map((a: { id: string }) => a.id)).toContain(account);
     // Tokens and configuration survive.
     const viewer = p.api.with({ basic: { id: token.clientId, secret: token.clientSecret } });
     expect((await viewer.get('/config')).body.supportedCurrencies).toHaveLength(2);

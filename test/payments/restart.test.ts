@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import { BASE_PATH, readConfig } from '../../src/config.ts';
 import { defaultDeps } from '../../src/deps.ts';
 import { Client } from '../helpers/http.ts';
-import { ADMIN_TOKEN, laneStore, startServer } from '../helpers/server.ts';
+import { ADMIN_TOKEN, bootApp, laneStore, startServer } from '../helpers/server.ts';
 import { checkLedger } from '../../src/ledger/ledger.ts';
-import { fund, platformExternal, platformUsdAccount, tx } from './util.ts';
+import { fund, platformExternal, platformUsdAccount, tx } from '../helpers/payments.ts';
 
 const apps: App[] = [];
 const dirs: string[] = [];
@@ -23,13 +23,23 @@ describe('delayed outcomes survive a restart', () => {
     await fund(p, account, 10_000);
     const slowDest = await platformExternal(p, '003');
     const failingDest = await platformExternal(p, '005');
-    const transfer = (await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: failingDest }, amount: 1_000 })).body;
-    const quote = (await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: account }, destination: { destinationType: 'ACCOUNT', accountId: slowDest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_000, immediatelyExecute: true })).body;
+    const transfer = (
+      await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: failingDest }, amount: 1_000 })
+    ).body;
+    const quote = (
+      await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: account },
+        destination: { destinationType: 'ACCOUNT', accountId: slowDest },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 2_000,
+        immediatelyExecute: true,
+      })
+    ).body;
     // Stop the first server (its store stays), start a new one on the same store.
     await srv.app.close();
     const env: Record<string, string | undefined> = { DATA_DIR: srv.dataDir, LOG_LEVEL: 'silent', CORRIDOR_ADMIN_TOKEN: ADMIN_TOKEN };
     if (laneStore() === 'postgres') env.DATABASE_URL = process.env.TEST_DATABASE_URL;
-    const app = await buildApp(readConfig(env), defaultDeps());
+    const app = await bootApp(readConfig(env), defaultDeps());
     apps.push(app);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const addr = app.server.address();

@@ -1,8 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { startReceiver } from '../webhooks/receiver.ts';
-import { advance, balances, eventsFor, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx, type Wire } from './util.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import {
+  advance,
+  balances,
+  eventsFor,
+  expectLedgerClean,
+  fund,
+  platformExternal,
+  platformUsdAccount,
+  tx,
+  type Wire,
+} from '../helpers/payments.ts';
+import { uniqueId } from '../helpers/random.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -13,7 +24,7 @@ afterAll(async () => srv.close());
 async function customerWithUsd(p: PlatformHandle, name = 'Jane Smith'): Promise<{ customer: Wire; account: string }> {
   const res = await p.api.post('/customers', {
     customerType: 'INDIVIDUAL',
-    platformCustomerId: `pc-${Math.random().toString(36).slice(2)}`,
+    platformCustomerId: uniqueId('pc'),
     fullName: name,
     birthDate: '1990-01-15',
     nationality: 'US',
@@ -33,7 +44,8 @@ describe('GET /transactions', () => {
     await fund(p, account, 50_000);
     const ext1 = await platformExternal(p, '001');
     const ext2 = await platformExternal(p, '005');
-    const a = (await p.api.post('/transfer-out', { source: { accountId: platformAcct }, destination: { accountId: ext1 }, amount: 100 })).body;
+    const a = (await p.api.post('/transfer-out', { source: { accountId: platformAcct }, destination: { accountId: ext1 }, amount: 100 }))
+      .body;
     const b = (await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext2 }, amount: 200 })).body;
     const c = (await p.api.post('/transfer-in', { source: { accountId: ext1 }, destination: { accountId: account }, amount: 300 })).body;
     await advance(p, 1);
@@ -53,10 +65,18 @@ describe('GET /transactions', () => {
     expect((await p.api.get('/transactions', { query: { type: 'INCOMING' } })).body.data.map((t: Wire) => t.id)).toEqual([c.id]);
     expect((await p.api.get('/transactions', { query: { status: 'PENDING' } })).body.data.map((t: Wire) => t.id)).toEqual([b.id]);
     expect((await p.api.get('/transactions', { query: { accountIdentifier: ext1 } })).body.totalCount).toBe(2);
-    expect((await p.api.get('/transactions', { query: { senderAccountIdentifier: ext1 } })).body.data.map((t: Wire) => t.id)).toEqual([c.id]);
-    expect((await p.api.get('/transactions', { query: { receiverAccountIdentifier: ext2 } })).body.data.map((t: Wire) => t.id)).toEqual([b.id]);
-    expect((await p.api.get('/transactions', { query: { reference: a.reconciliationInstructions.reference } })).body.data.map((t: Wire) => t.id)).toEqual([a.id]);
-    expect((await p.api.get('/transactions', { query: { startDate: b.createdAt, endDate: b.createdAt } })).body.data.map((t: Wire) => t.id)).toEqual([b.id]);
+    expect((await p.api.get('/transactions', { query: { senderAccountIdentifier: ext1 } })).body.data.map((t: Wire) => t.id)).toEqual([
+      c.id,
+    ]);
+    expect((await p.api.get('/transactions', { query: { receiverAccountIdentifier: ext2 } })).body.data.map((t: Wire) => t.id)).toEqual([
+      b.id,
+    ]);
+    expect(
+      (await p.api.get('/transactions', { query: { reference: a.reconciliationInstructions.reference } })).body.data.map((t: Wire) => t.id),
+    ).toEqual([a.id]);
+    expect(
+      (await p.api.get('/transactions', { query: { startDate: b.createdAt, endDate: b.createdAt } })).body.data.map((t: Wire) => t.id),
+    ).toEqual([b.id]);
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -100,13 +120,28 @@ describe('incoming UMA payments (POST /sandbox/uma/receive)', () => {
   it('without a webhook endpoint the payment is approved and credited at once', async () => {
     const p = await srv.newPlatform();
     const { customer, account } = await customerWithUsd(p);
-    const res = await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 2_500 });
+    const res = await p.api.post('/sandbox/uma/receive', {
+      senderUmaAddress: '$success.usd@sandbox.uma.money',
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 2_500,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ type: 'INCOMING', status: 'COMPLETED', receivedAmount: { amount: 2_500 }, source: { sourceType: 'UMA_ADDRESS' } });
+    expect(res.body).toMatchObject({
+      type: 'INCOMING',
+      status: 'COMPLETED',
+      receivedAmount: { amount: 2_500 },
+      source: { sourceType: 'UMA_ADDRESS' },
+    });
     expect(await balances(p, account)).toEqual({ balance: 2_500, total: 2_500 });
     expect(await eventsFor(srv, res.body.id)).toEqual(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED']);
     // By UMA address as well.
-    const byUma = await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.eur@sandbox.uma.money', receiverUmaAddress: customer.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 });
+    const byUma = await p.api.post('/sandbox/uma/receive', {
+      senderUmaAddress: '$success.eur@sandbox.uma.money',
+      receiverUmaAddress: customer.umaAddress,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 100,
+    });
     expect(byUma.status).toBe(200);
     expect(byUma.body.sentAmount.currency.code).toBe('EUR');
     await expectLedgerClean(srv, p.id);
@@ -120,7 +155,13 @@ describe('incoming UMA payments (POST /sandbox/uma/receive)', () => {
     hooks.respond = () => ({ status: 202 });
     await p.api.patch('/config', { webhookEndpoint: hooks.url });
     const { customer, account } = await customerWithUsd(p);
-    const receive = (amount: number) => p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: amount });
+    const receive = (amount: number) =>
+      p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: amount,
+      });
 
     const approved = (await receive(1_000)).body;
     expect(approved.status).toBe('PENDING');
@@ -143,18 +184,108 @@ describe('incoming UMA payments (POST /sandbox/uma/receive)', () => {
     await expectLedgerClean(srv, p.id);
   });
 
+  it("an amount past 2^53−1 or the platform's bounds is a 400 and credits nothing (hostile review, defect 8)", async () => {
+    const p = await srv.newPlatform();
+    const { customer, account } = await customerWithUsd(p);
+    const receive = (sender: string, amount: number) =>
+      p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: `${sender}@sandbox.uma.money`,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: amount,
+      });
+    for (const [sender, amount] of [
+      ['$success.usd', Number.MAX_SAFE_INTEGER],
+      ['$success.eur', Number.MAX_SAFE_INTEGER],
+      ['$success.usd', 100_000_001],
+    ] as const) {
+      const res = expectError(await receive(sender, amount), 400, 'AMOUNT_OUT_OF_RANGE');
+      expect(res.body.details.errors[0].field).toBe('receivingCurrencyAmount');
+    }
+    // The platform's own maximum (USD: 100,000,000 by default) and no more; every stored amount stays exact.
+    const top = await receive('$success.eur', 100_000_000);
+    expect(top.status, top.text).toBe(200);
+    expect(Number.isSafeInteger(top.body.sentAmount.amount)).toBe(true);
+    expect(await balances(p, account)).toEqual({ balance: 100_000_000, total: 100_000_000 });
+    await p.api.patch('/config', {
+      supportedCurrencies: [
+        {
+          currencyCode: 'USD',
+          minAmount: 10,
+          maxAmount: 5_000,
+          requiredCounterpartyFields: [],
+          enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+        },
+      ],
+    });
+    expectError(await receive('$success.usd', 5_001), 400, 'AMOUNT_OUT_OF_RANGE');
+    expectError(await receive('$success.usd', 9), 400, 'AMOUNT_OUT_OF_RANGE');
+    expect((await receive('$success.usd', 5_000)).status).toBe(200);
+    expect((await p.api.get('/transactions', { query: { customerId: customer.id } })).body.totalCount).toBe(2);
+    await expectLedgerClean(srv, p.id);
+  });
+
   it('a compliance failure from the sender credits nothing; unknown parties are 404', async () => {
     const p = await srv.newPlatform();
     const { customer, account } = await customerWithUsd(p);
-    const res = await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$fail.compliance.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 });
+    const res = await p.api.post('/sandbox/uma/receive', {
+      senderUmaAddress: '$fail.compliance.usd@sandbox.uma.money',
+      customerId: customer.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 100,
+    });
     expect(res.body).toMatchObject({ status: 'FAILED', failureReason: 'COMPLIANCE_REJECTED' });
     expect(await balances(p, account)).toEqual({ balance: 0, total: 0 });
-    expectError(await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$nobody@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }), 404, 'UMA_NOT_FOUND');
-    expectError(await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: 'Customer:nope', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }), 404, 'USER_NOT_FOUND');
-    expectError(await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'EUR', receivingCurrencyAmount: 100 }), 400, 'INVALID_CURRENCY');
-    expectError(await p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }), 400, 'INVALID_INPUT');
+    expectError(
+      await p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: '$nobody@sandbox.uma.money',
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 100,
+      }),
+      404,
+      'UMA_NOT_FOUND',
+    );
+    expectError(
+      await p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        customerId: 'Customer:nope',
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 100,
+      }),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expectError(
+      await p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        customerId: customer.id,
+        receivingCurrencyCode: 'EUR',
+        receivingCurrencyAmount: 100,
+      }),
+      400,
+      'INVALID_CURRENCY',
+    );
+    expectError(
+      await p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 100,
+      }),
+      400,
+      'INVALID_INPUT',
+    );
     const prod = await srv.newPlatform({ environment: 'PRODUCTION' });
-    expectError(await prod.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }), 403, 'FORBIDDEN');
+    expectError(
+      await prod.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: '$success.usd@sandbox.uma.money',
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 100,
+      }),
+      403,
+      'FORBIDDEN',
+    );
     expectError(await prod.api.post('/sandbox/send', { quoteId: 'Quote:x', currencyCode: 'USD' }), 403, 'FORBIDDEN');
   });
 });

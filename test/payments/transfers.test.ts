@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { advance, balances, eventsFor, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx } from './util.ts';
+import { advance, balances, eventsFor, expectLedgerClean, fund, platformExternal, platformUsdAccount, tx } from '../helpers/payments.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -22,7 +22,13 @@ describe('POST /transfer-out', () => {
     const ext = await platformExternal(p, '001');
     const res = await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 2_500 });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'PENDING', type: 'OUTGOING', direction: 'DEBIT', sentAmount: { amount: 2_500 }, paymentRail: 'ACH' });
+    expect(res.body).toMatchObject({
+      status: 'PENDING',
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      sentAmount: { amount: 2_500 },
+      paymentRail: 'ACH',
+    });
     // Held at once; the rail may already have settled it (the job runner runs due work in the background).
     expect((await balances(p, account)).balance).toBe(7_500);
     await advance(p, 1);
@@ -34,16 +40,26 @@ describe('POST /transfer-out', () => {
     await expectLedgerClean(srv, p.id);
   });
 
-  for (const [suffix, reason] of [['002', 'LIMIT_EXCEEDED'], ['003', 'ACCOUNT_INVALID']] as const) {
+  for (const [suffix, reason] of [
+    ['002', 'LIMIT_EXCEEDED'],
+    ['003', 'ACCOUNT_INVALID'],
+  ] as const) {
     it(`fails at once for suffix ${suffix} (201, FAILED, money back)`, async () => {
       const { p, account } = await setup();
       const ext = await platformExternal(p, suffix);
       const res = await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 4_000 });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ status: 'FAILED', failureReason: reason, refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' } });
+      expect(res.body).toMatchObject({
+        status: 'FAILED',
+        failureReason: reason,
+        refund: { status: 'COMPLETED', reason: 'TRANSACTION_FAILED' },
+      });
       expect(await balances(p, account)).toEqual({ balance: 10_000, total: 10_000 });
       expect(await eventsFor(srv, res.body.id)).toEqual([
-        'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+        'OUTGOING_PAYMENT.PENDING',
+        'OUTGOING_PAYMENT.FAILED',
+        'OUTGOING_PAYMENT.REFUND_PENDING',
+        'OUTGOING_PAYMENT.REFUND_COMPLETED',
       ]);
       await expectLedgerClean(srv, p.id);
     });
@@ -61,10 +77,18 @@ describe('POST /transfer-out', () => {
     expect(await tx(p.api, res.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     expect(await balances(p, account)).toEqual({ balance: 10_000, total: 10_000 });
     // Held once, returned once.
-    const entries = await srv.app.ctx.db.selectFrom('ledger_entries').select('kind').where('reference_id', '=', res.body.id).orderBy('id').execute();
+    const entries = await srv.app.ctx.db
+      .selectFrom('ledger_entries')
+      .select('kind')
+      .where('reference_id', '=', res.body.id)
+      .orderBy('id')
+      .execute();
     expect(entries.map((e) => e.kind)).toEqual(['PAYMENT_HOLD', 'PAYMENT_REFUND']);
     expect(await eventsFor(srv, res.body.id)).toEqual([
-      'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
     ]);
     await expectLedgerClean(srv, p.id);
   });
@@ -80,7 +104,10 @@ describe('POST /transfer-out', () => {
     expect(await tx(p.api, res.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     expect(await balances(p, account)).toEqual({ balance: 10_000, total: 10_000 });
     expect(await eventsFor(srv, res.body.id)).toEqual([
-      'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
     ]);
     await expectLedgerClean(srv, p.id);
   });
@@ -88,7 +115,11 @@ describe('POST /transfer-out', () => {
   it('a real shortfall is a 400 and nothing moves', async () => {
     const { p, account } = await setup(500);
     const ext = await platformExternal(p, '001');
-    const res = expectError(await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 501 }), 400, 'INVALID_AMOUNT');
+    const res = expectError(
+      await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 501 }),
+      400,
+      'INVALID_AMOUNT',
+    );
     expect(res.body.details.reason).toBe('INSUFFICIENT_FUNDS');
     expect(await balances(p, account)).toEqual({ balance: 500, total: 500 });
     const list = await p.api.get('/transactions');
@@ -107,16 +138,45 @@ describe('POST /transfer-out', () => {
 
   it('refuses another currency, bad input and unknown or foreign accounts', async () => {
     const { p, account } = await setup();
-    const eur = await platformExternal(p, '001', 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', swiftCode: 'DEUTDEFF', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Hans Müller', countryOfResidence: 'DE' } });
-    expectError(await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: eur }, amount: 100 }), 400, 'INVALID_CURRENCY');
-    const bad = expectError(await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: eur }, amount: '100' }), 400, 'INVALID_INPUT');
+    const eur = await platformExternal(p, '001', 'EUR', {
+      accountType: 'EUR_ACCOUNT',
+      iban: 'DE89370400440532013000',
+      swiftCode: 'DEUTDEFF',
+      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Hans Müller', countryOfResidence: 'DE' },
+    });
+    expectError(
+      await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: eur }, amount: 100 }),
+      400,
+      'INVALID_CURRENCY',
+    );
+    const bad = expectError(
+      await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: eur }, amount: '100' }),
+      400,
+      'INVALID_INPUT',
+    );
     expect(bad.body.details.errors[0].field).toBe('amount');
-    expectError(await p.api.post('/transfer-out', { source: { accountId: account, extra: 1 }, destination: { accountId: eur }, amount: 1 }), 400, 'INVALID_INPUT');
-    expectError(await p.api.post('/transfer-out', { source: { accountId: 'InternalAccount:nope' }, destination: { accountId: eur }, amount: 1 }), 404, 'NOT_FOUND');
+    expectError(
+      await p.api.post('/transfer-out', { source: { accountId: account, extra: 1 }, destination: { accountId: eur }, amount: 1 }),
+      400,
+      'INVALID_INPUT',
+    );
+    expectError(
+      await p.api.post('/transfer-out', { source: { accountId: 'InternalAccount:nope' }, destination: { accountId: eur }, amount: 1 }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
     const other = await srv.newPlatform();
     const otherExt = await platformExternal(other, '001');
-    expectError(await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: otherExt }, amount: 1 }), 404, 'NOT_FOUND');
-    expectError(await srv.anon.post('/transfer-out', { source: { accountId: account }, destination: { accountId: eur }, amount: 1 }), 401, 'UNAUTHORIZED');
+    expectError(
+      await p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: otherExt }, amount: 1 }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await srv.anon.post('/transfer-out', { source: { accountId: account }, destination: { accountId: eur }, amount: 1 }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('replays with the same Idempotency-Key move money once', async () => {
@@ -166,7 +226,12 @@ describe('POST /transfer-in', () => {
     await expectLedgerClean(srv, p.id);
   });
 
-  for (const [suffix, now] of [['002', true], ['003', true], ['004', false], ['005', false]] as const) {
+  for (const [suffix, now] of [
+    ['002', true],
+    ['003', true],
+    ['004', false],
+    ['005', false],
+  ] as const) {
     it(`suffix ${suffix} fails${now ? ' at once' : ' later'} and credits nothing`, async () => {
       const { p, account } = await setup(0);
       const ext = await platformExternal(p, suffix);
@@ -199,6 +264,10 @@ describe('POST /transfer-in', () => {
   it('refuses accounts that cannot be pulled from and a missing amount', async () => {
     const { p, account } = await setup(0);
     const ext = await platformExternal(p, '001');
-    expectError(await p.api.post('/transfer-in', { source: { accountId: ext }, destination: { accountId: account } }), 400, 'INVALID_INPUT');
+    expectError(
+      await p.api.post('/transfer-in', { source: { accountId: ext }, destination: { accountId: account } }),
+      400,
+      'INVALID_INPUT',
+    );
   });
 });

@@ -36,13 +36,15 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 it('copies committed pages into the database file without the writer, then truncates the idle WAL', async () => {
-  // `any`: a test table outside the application schema.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: a test table outside the application schema.
   const db = store.db as Kysely<any>;
   await sql`create table blobs (id integer primary key, body text not null)`.execute(db);
   const before = size('corridor.sqlite');
   const body = 'x'.repeat(2000);
   for (let i = 0; i < 20; i++) {
-    await Promise.all(Array.from({ length: 25 }, () => db.transaction().execute((trx) => sql`insert into blobs (body) values (${body})`.execute(trx))));
+    await Promise.all(
+      Array.from({ length: 25 }, () => db.transaction().execute((trx) => sql`insert into blobs (body) values (${body})`.execute(trx))),
+    );
   }
   expect(size('corridor.sqlite-wal')).toBeGreaterThan(500 * 2000);
   // The main connection checkpoints only past a large safety threshold: growth of the database

@@ -15,7 +15,7 @@ import type { Database } from '../../src/store/schema.ts';
 
 let dir: string;
 let store: Store;
-// `any`: the test tables are not part of the application schema.
+// biome-ignore lint/suspicious/noExplicitAny: `any`: the test tables are not part of the application schema.
 let db: Kysely<any>;
 /** A second, independent connection: sees only what is committed. */
 let outside: SQLite.Database;
@@ -23,12 +23,15 @@ let outside: SQLite.Database;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-group-commit-'));
   store = openStore({ dataDir: dir });
+  // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
   db = store.db as Kysely<any>;
   await sql`create table items (id integer primary key, label text not null)`.execute(db);
   await sql`create table counters (name text primary key, value integer not null)`.execute(db);
   await sql`create table parents (id integer primary key)`.execute(db);
   // Checked at COMMIT: an orphan makes the group's COMMIT itself fail.
-  await sql`create table children (id integer primary key, parent_id integer not null references parents(id) deferrable initially deferred)`.execute(db);
+  await sql`create table children (id integer primary key, parent_id integer not null references parents(id) deferrable initially deferred)`.execute(
+    db,
+  );
   outside = new SQLite(path.join(dir, 'corridor.sqlite'));
 });
 
@@ -48,9 +51,11 @@ beforeEach(async () => {
 const committedLabels = () => (outside.prepare('select label from items order by id').all() as { label: string }[]).map((r) => r.label);
 const counter = () => (outside.prepare(`select value from counters where name = 'c'`).get() as { value: number }).value;
 
+// biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
 function insertItem(trx: Kysely<any>, label: string) {
   return sql`insert into items (label) values (${label})`.execute(trx);
 }
+// biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
 function bump(trx: Kysely<any>, by: number) {
   return sql`update counters set value = value + ${by} where name = 'c'`.execute(trx);
 }
@@ -63,7 +68,7 @@ describe('SQLite group commit', () => {
     const b = db.transaction().execute(async (trx) => {
       await insertItem(trx, 'b');
       // Same group: b sees a's work, which no one outside sees yet (not committed).
-      seenInside = ((await sql<{ label: string }>`select label from items order by id`.execute(trx)).rows).map((r) => r.label);
+      seenInside = (await sql<{ label: string }>`select label from items order by id`.execute(trx)).rows.map((r) => r.label);
       seenOutside = committedLabels();
     });
     await Promise.all([a, b]);
@@ -141,7 +146,9 @@ describe('SQLite group commit', () => {
     // Both wait for the connection in this order: the transaction runs, then the plain query
     // gets the connection while the transaction's group is still open.
     const tx = db.transaction().execute((trx) => insertItem(trx, 'grouped'));
-    const plain = sql<{ label: string }>`select label from items`.execute(db).then((r) => ({ rows: r.rows.map((x) => x.label), committed: committedLabels() }));
+    const plain = sql<{ label: string }>`select label from items`
+      .execute(db)
+      .then((r) => ({ rows: r.rows.map((x) => x.label), committed: committedLabels() }));
     expect(await plain).toEqual({ rows: ['grouped'], committed: ['grouped'] });
     await tx;
   });
@@ -149,11 +156,14 @@ describe('SQLite group commit', () => {
   it('many concurrent transactions all commit, serialised, with nothing lost', async () => {
     await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        db.transaction().execute(async (trx) => {
-          await bump(trx, 1);
-          if (i % 7 === 0) throw new Error('every seventh refuses');
-          await insertItem(trx, `t${i}`);
-        }).catch(() => undefined),
+        db
+          .transaction()
+          .execute(async (trx) => {
+            await bump(trx, 1);
+            if (i % 7 === 0) throw new Error('every seventh refuses');
+            await insertItem(trx, `t${i}`);
+          })
+          .catch(() => undefined),
       ),
     );
     const refused = Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 7 === 0).length;
@@ -164,12 +174,15 @@ describe('SQLite group commit', () => {
 
 describe('prepared statements', () => {
   const insertCounter = prepared((d: Kysely<Database>, a: { name: string; value: number }) =>
+    // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
     (d as Kysely<any>).insertInto('counters').values({ name: a.name, value: a.value }),
   );
   const readCounter = prepared((d: Kysely<Database>, a: { name: string }) =>
+    // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
     (d as Kysely<any>).selectFrom('counters').select(['name', 'value']).where('name', '=', a.name),
   );
   const addTo = prepared((d: Kysely<Database>, a: { name: string; by: number; names0: string; names1: string }) =>
+    // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
     (d as Kysely<any>)
       .updateTable('counters')
       .set({ value: sql`value + ${a.by}` })

@@ -15,7 +15,7 @@ import { isTransientConflict, retryOnConflict } from '../../src/store/retry.ts';
 const url = process.env.TEST_DATABASE_URL!;
 const table = `prepared_probe_${randomBytes(4).toString('hex')}`;
 let store: Store;
-// `any`: a scratch table outside the application schema.
+// biome-ignore lint/suspicious/noExplicitAny: `any`: a scratch table outside the application schema.
 let db: Kysely<any>;
 let other: pg.Client;
 
@@ -23,6 +23,7 @@ beforeAll(async () => {
   if (!url) throw new Error('pg-prepared runs on the postgres lane (TEST_DATABASE_URL)');
   // One connection, so that what it prepared is visible to it.
   store = openStore({ databaseUrl: url, dataDir: '/nonexistent', poolSize: 1 });
+  // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
   db = store.db as Kysely<any>;
   other = new pg.Client({ connectionString: url });
   await other.connect();

@@ -32,7 +32,8 @@ export const SESSION_KEY_VECTOR = {
   ephemeralPrivHex: '3a3cca88aae8aaec5585eba64a17828a8445dcc260b5e62fd176e7b361159503',
   sessionPrivHex: 'ed6676386ff68a26d2d6f374a1c057a1a60df2766a1d4f4b63c735258cf3963c',
   sessionPubCompressed: '035853ba46c968bc75ea1dfde86cfe795afe3a6f3947cef00f39f0600e6c64b239',
-  encryptedSessionSigningKey: 'hjBQPzQSDfSzvLd7uG3zv5VTK4FJCUwVP9V6YwfJ3qxzZpRyTXNvyLfcyoNQkHmebX8yffCreujQ2aReUmRaKRGCd4SnVwZ8ycZ9jbEv2vQiZmF9G5J',
+  encryptedSessionSigningKey:
+    'hjBQPzQSDfSzvLd7uG3zv5VTK4FJCUwVP9V6YwfJ3qxzZpRyTXNvyLfcyoNQkHmebX8yffCreujQ2aReUmRaKRGCd4SnVwZ8ycZ9jbEv2vQiZmF9G5J',
   /** The OpenAPI example value: 81 bytes with a 02 prefix. */
   openApiExample: 'w99a5xV6A75TfoAUkZn869fVyDYvgVsKrawMALZXmrauZd8hEv66EkPU1Z42CUaHESQjcA5bqd8dynTGBMLWB9ewtXWPEVbZvocB4Tw2K1vQVp7uwjf',
 };

@@ -9,18 +9,27 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_TYPES } from '../../src/webhooks/catalogue.ts';
+import { WEBHOOK_TYPES } from '../../src/webhook-delivery/catalogue.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { businessBody, createCustomer, createOwner, individualBody, JPEG, ownerBody, PNG, upload } from '../kyc/util.ts';
-import { advance, eurAccountInfo, expectLedgerClean, fund, platformExternal, platformUsdAccount, usAccountInfo, type Wire } from '../payments/util.ts';
-import { startReceiver, waitFor, type Received, type Receiver } from './receiver.ts';
+import { businessBody, createCustomer, createOwner, individualBody, JPEG, ownerBody, PNG, upload } from '../helpers/kyc.ts';
+import {
+  advance,
+  eurAccountInfo,
+  expectLedgerClean,
+  fund,
+  platformExternal,
+  platformUsdAccount,
+  usAccountInfo,
+  type Wire,
+} from '../helpers/payments.ts';
+import { startReceiver, waitFor, type Received, type Receiver } from '../helpers/receiver.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 let srv: TestServer;
 let rec: Receiver;
-// `any`: the OpenAPI document is arbitrary JSON; the assertions below check its shape.
+// biome-ignore lint/suspicious/noExplicitAny: `any`: the OpenAPI document is arbitrary JSON; the assertions below check its shape.
 let doc: any;
 
 beforeAll(async () => {
@@ -47,7 +56,8 @@ function deref(node: unknown, root: unknown, depth = 0): unknown {
   if (typeof obj.$ref === 'string') {
     if (!obj.$ref.startsWith('#/')) throw new Error(`non-local $ref ${obj.$ref}`);
     let target: unknown = root;
-    for (const part of obj.$ref.slice(2).split('/')) target = (target as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    for (const part of obj.$ref.slice(2).split('/'))
+      target = (target as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     if (target === undefined) throw new Error(`dangling $ref ${obj.$ref}`);
     return deref(target, root, depth + 1);
   }
@@ -59,7 +69,9 @@ function validatorsFromDocument(): Map<string, { webhook: string; validate: Vali
   const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true });
   addFormats(ajv);
   const out = new Map<string, { webhook: string; validate: ValidateFunction }>();
+  // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
   for (const [key, item] of Object.entries<any>(doc.webhooks ?? {})) {
+    // biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
     const schema = deref(item.post.requestBody.content['application/json'].schema, doc) as Record<string, any>;
     const validate = ajv.compile(schema);
     for (const type of schema.properties.type.enum as string[]) {
@@ -113,14 +125,21 @@ async function runFlow(p: PlatformHandle): Promise<string[]> {
   expect((await verify(p, pending.id)).verificationStatus).toBe('RESOLVE_ERRORS');
   await upload(srv.baseUrl, p.creds, pending.id, 'PASSPORT', { bytes: JPEG });
   expect((await verify(p, pending.id)).verificationStatus).toBe('PENDING_MANUAL_REVIEW');
-  for (const [reg, status] of [['REG-100', 'APPROVED'], ['REG-002', 'REJECTED'], ['REG-001', 'PENDING_MANUAL_REVIEW']] as const) {
+  for (const [reg, status] of [
+    ['REG-100', 'APPROVED'],
+    ['REG-002', 'REJECTED'],
+    ['REG-001', 'PENDING_MANUAL_REVIEW'],
+  ] as const) {
     const b = await completeBusiness(p, reg);
     expect((await verify(p, b.id)).verificationStatus).toBe(status);
   }
 
   // External accounts: a customer's (no event), and a deleted one (STATUS_UPDATED to INACTIVE).
   const customer = await createCustomer(p.api, individualBody({ fullName: 'Cara Customer' }));
-  await ok(p.api.post('/customers/external-accounts', { customerId: customer.id, currency: 'USD', accountInfo: usAccountInfo('001') }), 201);
+  await ok(
+    p.api.post('/customers/external-accounts', { customerId: customer.id, currency: 'USD', accountInfo: usAccountInfo('001') }),
+    201,
+  );
   const doomed = await platformExternal(p, '001');
   expect((await p.api.delete(`/platform/external-accounts/${doomed}`)).status).toBe(204);
 
@@ -137,14 +156,26 @@ async function runFlow(p: PlatformHandle): Promise<string[]> {
   }
   for (const suffix of ['001', '002']) {
     const ext = await platformExternal(p, suffix);
-    txns.push((await ok(p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 500 }), 201)).id);
-    txns.push((await ok(p.api.post('/transfer-in', { source: { accountId: ext }, destination: { accountId: account }, amount: 700 }), 201)).id);
+    txns.push(
+      (await ok(p.api.post('/transfer-out', { source: { accountId: account }, destination: { accountId: ext }, amount: 500 }), 201)).id,
+    );
+    txns.push(
+      (await ok(p.api.post('/transfer-in', { source: { accountId: ext }, destination: { accountId: account }, amount: 700 }), 201)).id,
+    );
   }
 
   // Incoming UMA payments to a customer: approved, rejected, and failed by the sender's compliance.
   const receive = (sender: string) =>
-    ok(p.api.post('/sandbox/uma/receive', { senderUmaAddress: `${sender}@sandbox.uma.money`, customerId: customer.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1_500 }));
-  const approvalRequested = (id: string) => waitFor(() => rec.received.find((r) => r.body?.type === 'INCOMING_PAYMENT.PENDING' && r.body.data.id === id));
+    ok(
+      p.api.post('/sandbox/uma/receive', {
+        senderUmaAddress: `${sender}@sandbox.uma.money`,
+        customerId: customer.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 1_500,
+      }),
+    );
+  const approvalRequested = (id: string) =>
+    waitFor(() => rec.received.find((r) => r.body?.type === 'INCOMING_PAYMENT.PENDING' && r.body.data.id === id));
   const approved = await receive('$success.usd');
   await approvalRequested(approved.id);
   expect((await ok(p.api.post(`/transactions/${approved.id}/approve`, {}))).status).toBe('COMPLETED');
@@ -199,12 +230,29 @@ describe('delivered events match the served OpenAPI webhooks section', () => {
     const seen = new Set(delivered.map((r) => r.body.type as string));
     const expected = [
       'TEST',
-      'CUSTOMER.KYC_APPROVED', 'CUSTOMER.KYC_REJECTED', 'CUSTOMER.KYC_PENDING', 'CUSTOMER.KYB_APPROVED', 'CUSTOMER.KYB_REJECTED', 'CUSTOMER.KYB_PENDING',
-      'VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.PENDING_MANUAL_REVIEW', 'VERIFICATION.APPROVED', 'VERIFICATION.REJECTED',
-      'EXTERNAL_ACCOUNT.STATUS_UPDATED', 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-      'OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.EXPIRED',
-      'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED', 'OUTGOING_PAYMENT.REFUND_FAILED',
-      'INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED',
+      'CUSTOMER.KYC_APPROVED',
+      'CUSTOMER.KYC_REJECTED',
+      'CUSTOMER.KYC_PENDING',
+      'CUSTOMER.KYB_APPROVED',
+      'CUSTOMER.KYB_REJECTED',
+      'CUSTOMER.KYB_PENDING',
+      'VERIFICATION.RESOLVE_ERRORS',
+      'VERIFICATION.PENDING_MANUAL_REVIEW',
+      'VERIFICATION.APPROVED',
+      'VERIFICATION.REJECTED',
+      'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+      'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.EXPIRED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      'OUTGOING_PAYMENT.REFUND_FAILED',
+      'INCOMING_PAYMENT.PENDING',
+      'INCOMING_PAYMENT.COMPLETED',
+      'INCOMING_PAYMENT.FAILED',
     ];
     expect(expected.filter((t) => !seen.has(t))).toEqual([]);
     for (const t of seen) expect(WEBHOOK_TYPES).toContain(t);

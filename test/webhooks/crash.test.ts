@@ -19,16 +19,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../src/ledger/ledger.ts';
 import { isParked } from '../../src/outbox/outbox.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { LEASE_MS } from '../../src/webhooks/deliverer.ts';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { LEASE_MS } from '../../src/webhook-delivery/deliverer.ts';
+import { verifyWebhook } from '../../src/webhook-delivery/verify.ts';
 import { cliEnv, killChildren, startCli, type RunningCli } from '../helpers/child.ts';
 import { Client } from '../helpers/http.ts';
 import { closeServer, listenLoopback } from '../helpers/loopback.ts';
 import { ADMIN_TOKEN, laneStore } from '../helpers/server.ts';
-import { waitFor } from './receiver.ts';
+import { waitFor } from '../helpers/receiver.ts';
 
 const PG = laneStore() === 'postgres';
-
 
 /** mulberry32: a small seeded generator, so a failing run's choices can be replayed. */
 function seeded(seed: number): () => number {
@@ -217,8 +216,16 @@ describe('webhook delivery across a crash (SIGKILL)', () => {
           try {
             const res =
               rand() < 0.5
-                ? await api.post('/customers', { customerType: 'INDIVIDUAL', fullName: `Crash Customer ${i}`, birthDate: '1990-01-15', nationality: 'US', email: `crash-${i}@example.com` })
-                : await api.post(`/sandbox/internal-accounts/${accounts[i % accounts.length]!.id}/fund`, { amount: 1 + Math.floor(rand() * 10_000) });
+                ? await api.post('/customers', {
+                    customerType: 'INDIVIDUAL',
+                    fullName: `Crash Customer ${i}`,
+                    birthDate: '1990-01-15',
+                    nationality: 'US',
+                    email: `crash-${i}@example.com`,
+                  })
+                : await api.post(`/sandbox/internal-accounts/${accounts[i % accounts.length]!.id}/fund`, {
+                    amount: 1 + Math.floor(rand() * 10_000),
+                  });
             if (res.status === 200 || res.status === 201) committedReplies++;
             else if (!killed) unexpected.push(`${res.status} ${res.text}`);
           } catch (err) {
@@ -277,7 +284,9 @@ describe('webhook delivery across a crash (SIGKILL)', () => {
         if (missing.length === 0) break;
         if (Date.now() > deadline) {
           const rows = (await outboxOf(store, platformId)).filter((r) => missing.includes(r.id));
-          throw new Error(`events committed before the crash never arrived (seed ${seed}):\n${JSON.stringify(rows, null, 1)}\n${second.output().stderr}`);
+          throw new Error(
+            `events committed before the crash never arrived (seed ${seed}):\n${JSON.stringify(rows, null, 1)}\n${second.output().stderr}`,
+          );
         }
         const now = Date.now();
         // Parked events (behind an older one of their resource) have no due time of their own.
@@ -313,9 +322,11 @@ describe('webhook delivery across a crash (SIGKILL)', () => {
       expect(ledger.ok).toBe(true);
 
       const duplicates = [...receiver.ackCount.values()].filter((c) => c > 1).length;
-      console.log(`[crash.test ${laneStore()}] after restart: all ${committed.size} committed events acknowledged ` +
+      console.log(
+        `[crash.test ${laneStore()}] after restart: all ${committed.size} committed events acknowledged ` +
           `${Date.now() - restartedAt} ms after the restart (the dead process's last lease ended at ${leaseEnd - restartedAt} ms); ` +
-          `${duplicates} delivered more than once`);
+          `${duplicates} delivered more than once`,
+      );
 
       // The restarted process still shuts down cleanly.
       expect((await second.stop()).code).toBe(0);

@@ -7,12 +7,12 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../src/webhook-delivery/verify.ts';
 import { expectError } from '../helpers/http.ts';
 import { closeServer, listenLoopback } from '../helpers/loopback.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { advance, fund, platformUsdAccount, type Wire } from '../payments/util.ts';
-import { startReceiver, waitFor, type Receiver } from './receiver.ts';
+import { advance, fund, platformUsdAccount, type Wire } from '../helpers/payments.ts';
+import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.ts';
 
 let srv: TestServer;
 const receivers: Receiver[] = [];
@@ -35,7 +35,9 @@ async function receiver(): Promise<Receiver> {
 async function platformWithEndpoint(r: Receiver): Promise<PlatformHandle> {
   const p = await srv.newPlatform();
   expect((await p.api.patch('/config', { webhookEndpoint: r.url })).status).toBe(200);
-  await waitFor(async () => (await p.api.get('/webhooks/deliveries', { query: { type: 'TEST', status: 'DELIVERED' } })).body.totalCount === 1);
+  await waitFor(
+    async () => (await p.api.get('/webhooks/deliveries', { query: { type: 'TEST', status: 'DELIVERED' } })).body.totalCount === 1,
+  );
   return p;
 }
 
@@ -66,7 +68,12 @@ async function balanceEvents(p: PlatformHandle): Promise<Wire[]> {
 
 /** The platform's outbox event ids, newest first, read from the store (the list's oracle). */
 async function storedIds(platformId: string): Promise<string[]> {
-  const rows = await srv.app.ctx.db.selectFrom('outbox_events').select('id').where('platform_id', '=', platformId).orderBy('id', 'desc').execute();
+  const rows = await srv.app.ctx.db
+    .selectFrom('outbox_events')
+    .select('id')
+    .where('platform_id', '=', platformId)
+    .orderBy('id', 'desc')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -100,8 +107,24 @@ describe('GET /webhooks/deliveries', () => {
     expect(all.body.hasMore).toBe(false);
     expect(all.body.nextCursor).toBeUndefined();
 
-    expect(Object.keys(pending).sort()).toEqual(['attemptCount', 'createdAt', 'id', 'lastAttemptAt', 'lastResponseStatus', 'nextAttemptAt', 'resourceId', 'status', 'type']);
-    expect(pending).toMatchObject({ type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: account, status: 'PENDING', attemptCount: 1, lastResponseStatus: 500 });
+    expect(Object.keys(pending).sort()).toEqual([
+      'attemptCount',
+      'createdAt',
+      'id',
+      'lastAttemptAt',
+      'lastResponseStatus',
+      'nextAttemptAt',
+      'resourceId',
+      'status',
+      'type',
+    ]);
+    expect(pending).toMatchObject({
+      type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      resourceId: account,
+      status: 'PENDING',
+      attemptCount: 1,
+      lastResponseStatus: 500,
+    });
     const wait = Date.parse(pending.nextAttemptAt) - Date.parse(pending.lastAttemptAt);
     expect(wait).toBeGreaterThanOrEqual(30_000);
     expect(wait).toBeLessThan(35_000);
@@ -150,8 +173,8 @@ describe('GET /webhooks/deliveries', () => {
     const other = await srv.newPlatform();
     const theirs = await other.api.get('/webhooks/deliveries');
     expect(theirs.body.data.map((d: Wire) => d.id)).not.toContain(test);
-    expectError(await other.api.get(`/webhooks/deliveries/${test}`), 404, 'NOT_FOUND');
-    expectError(await p.api.get('/webhooks/deliveries/Webhook:nope'), 404, 'NOT_FOUND');
+    expectError(await other.api.get(`/webhooks/deliveries/${test}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.get('/webhooks/deliveries/Webhook:nope'), 404, 'REFERENCE_NOT_FOUND');
     expectError(await srv.anon.get('/webhooks/deliveries'), 401, 'UNAUTHORIZED');
     expectError(await srv.anon.get(`/webhooks/deliveries/${test}`), 401, 'UNAUTHORIZED');
     // Reads need VIEW only.
@@ -164,7 +187,8 @@ describe('GET /webhooks/deliveries/{id}', () => {
     const r = await receiver();
     const p = await platformWithEndpoint(r);
     const account = await platformUsdAccount(p);
-    r.respond = (x, n) => (x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && n === 0 ? { status: 503, body: 'busy' } : { status: 200, body: '{"ok":true}' });
+    r.respond = (x, n) =>
+      x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && n === 0 ? { status: 503, body: 'busy' } : { status: 200, body: '{"ok":true}' };
     await fund(p, account, 250);
     const [ev] = await waitFor(async () => {
       const e = await balanceEvents(p);
@@ -172,8 +196,26 @@ describe('GET /webhooks/deliveries/{id}', () => {
     });
     await advance(p, 30);
     const d = await settled(p, ev.id);
-    expect(Object.keys(d).sort()).toEqual(['attemptCount', 'attempts', 'createdAt', 'data', 'id', 'lastAttemptAt', 'lastResponseStatus', 'resourceId', 'status', 'type']);
-    expect(d).toMatchObject({ id: ev.id, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', resourceId: account, status: 'DELIVERED', attemptCount: 2, lastResponseStatus: 200 });
+    expect(Object.keys(d).sort()).toEqual([
+      'attemptCount',
+      'attempts',
+      'createdAt',
+      'data',
+      'id',
+      'lastAttemptAt',
+      'lastResponseStatus',
+      'resourceId',
+      'status',
+      'type',
+    ]);
+    expect(d).toMatchObject({
+      id: ev.id,
+      type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
+      resourceId: account,
+      status: 'DELIVERED',
+      attemptCount: 2,
+      lastResponseStatus: 200,
+    });
     // The data is what the receiver got in the envelope.
     const got = r.received.filter((x) => x.body?.id === ev.id);
     expect(got).toHaveLength(2);
@@ -202,7 +244,10 @@ describe('POST /webhooks/deliveries/{id}/replay', () => {
     const res = await p.api.post(`/webhooks/deliveries/${ev.id}/replay`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: ev.id, status: 'DELIVERED', attemptCount: 2, lastResponseStatus: 200 });
-    expect(res.body.attempts.map((a: Wire) => [a.attempt, a.responseStatus, a.responseBody])).toEqual([[1, 200, 'ok'], [2, 200, 'again']]);
+    expect(res.body.attempts.map((a: Wire) => [a.attempt, a.responseStatus, a.responseBody])).toEqual([
+      [1, 200, 'ok'],
+      [2, 200, 'again'],
+    ]);
     const got = r.received.filter((x) => x.body?.id === ev.id);
     expect(got).toHaveLength(2);
     expect(got[1]!.body.type).toBe(got[0]!.body.type);
@@ -258,7 +303,13 @@ describe('POST /webhooks/deliveries/{id}/replay', () => {
     await advance(p, 30);
     const d = await settled(p, ev.id);
     expect(d).toMatchObject({ status: 'DELIVERED', attemptCount: 5 });
-    expect(d.attempts.map((a: Wire) => [a.attempt, a.responseStatus])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500], [5, 200]]);
+    expect(d.attempts.map((a: Wire) => [a.attempt, a.responseStatus])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 500],
+      [5, 200],
+    ]);
     expect(r.received.filter((x) => x.body?.id === ev.id)).toHaveLength(5);
   });
 
@@ -302,8 +353,8 @@ describe('POST /webhooks/deliveries/{id}/replay', () => {
     const p = await platformWithEndpoint(r);
     const [test] = await storedIds(p.id);
     const other = await srv.newPlatform();
-    expectError(await other.api.post(`/webhooks/deliveries/${test}/replay`), 404, 'NOT_FOUND');
-    expectError(await p.api.post('/webhooks/deliveries/Webhook:nope/replay'), 404, 'NOT_FOUND');
+    expectError(await other.api.post(`/webhooks/deliveries/${test}/replay`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.post('/webhooks/deliveries/Webhook:nope/replay'), 404, 'REFERENCE_NOT_FOUND');
     // A platform without an endpoint: its events wait, untried; a replay has nowhere to go.
     await fund(other, await platformUsdAccount(other), 100);
     const [waiting] = await storedIds(other.id);
@@ -352,7 +403,10 @@ describe('POST /webhooks/recover', () => {
     const key = await signingKey(p);
     expect(resent.every((x) => verifyWebhook(x.raw, x.headers['x-grid-signature'] as string, key))).toBe(true);
     expect(await delivery(p, b.id)).toMatchObject({ status: 'DELIVERED', attemptCount: 2 });
-    expect((await delivery(p, b.id)).attempts.map((a: Wire) => [a.attempt, a.responseStatus])).toEqual([[1, 409], [2, 200]]);
+    expect((await delivery(p, b.id)).attempts.map((a: Wire) => [a.attempt, a.responseStatus])).toEqual([
+      [1, 409],
+      [2, 200],
+    ]);
     expect(await delivery(p, before.id)).toMatchObject({ status: 'FAILED', attemptCount: 1 });
 
     // Nothing left to recover; a time in the future matches nothing.

@@ -7,13 +7,12 @@
 import { createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../src/webhook-delivery/verify.ts';
 import { isParked, PARKED_MS } from '../../src/outbox/outbox.ts';
-import { retryDelayMs } from '../../src/webhooks/deliverer.ts';
 import { expectError } from '../helpers/http.ts';
 import { laneStore, startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { advance, fund, platformExternal, platformUsdAccount } from '../payments/util.ts';
-import { startReceiver, waitFor, type Receiver } from './receiver.ts';
+import { advance, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
+import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.ts';
 
 let srv: TestServer;
 const receivers: Receiver[] = [];
@@ -47,7 +46,13 @@ async function platformWithEndpoint(r: Receiver): Promise<PlatformHandle> {
 }
 
 async function event(platformId: string, type: string) {
-  return srv.app.ctx.db.selectFrom('outbox_events').selectAll().where('platform_id', '=', platformId).where('type', '=', type).orderBy('id', 'desc').executeTakeFirst();
+  return srv.app.ctx.db
+    .selectFrom('outbox_events')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('type', '=', type)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
 }
 
 async function eventById(id: string) {
@@ -59,8 +64,8 @@ async function attempts(eventId: string) {
 }
 
 describe('README', () => {
-  it("shows verifyWebhook verbatim (the code these tests verify with)", () => {
-    const src = fs.readFileSync(new URL('../../src/webhooks/verify.ts', import.meta.url), 'utf8');
+  it('shows verifyWebhook verbatim (the code these tests verify with)', () => {
+    const src = fs.readFileSync(new URL('../../src/webhook-delivery/verify.ts', import.meta.url), 'utf8');
     const snippet = src.split('// README-SNIPPET-START\n')[1]!.split('// README-SNIPPET-END')[0]!;
     expect(snippet).toContain('crypto.verify(');
     const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -183,11 +188,21 @@ describe('delivery', () => {
     r.respond = (x) => (x.body?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && refused++ === 0 ? { status: 503 } : { status: 200 });
     for (let i = 0; i < 25; i++) await fund(p, account, 100 + i);
     const updates = async () =>
-      srv.app.ctx.db.selectFrom('outbox_events').selectAll().where('platform_id', '=', p.id).where('resource_id', '=', account).orderBy('id').execute();
+      srv.app.ctx.db
+        .selectFrom('outbox_events')
+        .selectAll()
+        .where('platform_id', '=', p.id)
+        .where('resource_id', '=', account)
+        .orderBy('id')
+        .execute();
     // The head failed once and waits for its retry; the 24 behind it are parked, not rescanned.
     await waitFor(async () => {
       const rows = await updates();
-      return rows.length === 25 && rows[0]!.attempts === 1 && rows.slice(1).every((e) => e.status === 'PENDING' && e.attempts === 0 && isParked(e));
+      return (
+        rows.length === 25 &&
+        rows[0]!.attempts === 1 &&
+        rows.slice(1).every((e) => e.status === 'PENDING' && e.attempts === 0 && isParked(e))
+      );
     });
     // Another resource (a transfer) is not held up by them.
     const ext = await platformExternal(p, '001');
@@ -221,10 +236,21 @@ describe('delivery', () => {
     const p = await srv.newPlatform();
     const account = await platformUsdAccount(p);
     for (let i = 0; i < 4; i++) await fund(p, account, 100 + i); // no endpoint yet: four events, PENDING
-    const backlog = await srv.app.ctx.db.selectFrom('outbox_events').select('id').where('platform_id', '=', p.id).where('resource_id', '=', account).orderBy('id').execute();
+    const backlog = await srv.app.ctx.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('platform_id', '=', p.id)
+      .where('resource_id', '=', account)
+      .orderBy('id')
+      .execute();
     expect(backlog).toHaveLength(4);
     // Every one parked, none due: only the sweep can start them, and only the oldest may go first.
-    await srv.app.ctx.db.updateTable('outbox_events').set({ next_attempt_ms: PARKED_MS }).where('platform_id', '=', p.id).where('resource_id', '=', account).execute();
+    await srv.app.ctx.db
+      .updateTable('outbox_events')
+      .set({ next_attempt_ms: PARKED_MS })
+      .where('platform_id', '=', p.id)
+      .where('resource_id', '=', account)
+      .execute();
     expect((await p.api.patch('/config', { webhookEndpoint: r.url })).status).toBe(200);
     await waitFor(async () => {
       const rows = await Promise.all(backlog.map((e) => eventById(e.id)));
@@ -315,7 +341,10 @@ describe('delivery', () => {
 
   it('TEST is never retried; redirects are failures; bodies are kept to 4 KiB', async () => {
     const r = await receiver();
-    r.respond = (x) => (x.body?.type === 'TEST' ? { status: 500, body: 'x'.repeat(10_000) } : { status: 302, headers: { location: 'https://elsewhere.example/' } });
+    r.respond = (x) =>
+      x.body?.type === 'TEST'
+        ? { status: 500, body: 'x'.repeat(10_000) }
+        : { status: 302, headers: { location: 'https://elsewhere.example/' } };
     const p = await srv.newPlatform();
     await p.api.patch('/config', { webhookEndpoint: r.url });
     const test = await waitFor(async () => {

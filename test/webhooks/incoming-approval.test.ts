@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { advance, balances, eventsFor, expectLedgerClean, platformExternal, tx, type Wire } from '../payments/util.ts';
-import { startReceiver, waitFor, type Receiver, type Reply } from './receiver.ts';
+import { advance, balances, eventsFor, expectLedgerClean, platformExternal, tx, type Wire } from '../helpers/payments.ts';
+import { startReceiver, waitFor, type Receiver, type Reply } from '../helpers/receiver.ts';
+import { uniqueId } from '../helpers/random.ts';
 
 let srv: TestServer;
 const receivers: Receiver[] = [];
@@ -42,7 +43,7 @@ async function setup(answer: (x: Wire) => Reply): Promise<Setup> {
   await waitFor(() => r.received.some((x) => x.body?.type === 'TEST'));
   const c = await p.api.post('/customers', {
     customerType: 'INDIVIDUAL',
-    platformCustomerId: `pc-${Math.random().toString(36).slice(2)}`,
+    platformCustomerId: uniqueId('pc'),
     fullName: 'Jane Smith',
     birthDate: '1990-01-15',
     nationality: 'US',
@@ -54,7 +55,12 @@ async function setup(answer: (x: Wire) => Reply): Promise<Setup> {
 }
 
 async function receive(s: Setup, amount: number): Promise<Wire> {
-  const res = await s.p.api.post('/sandbox/uma/receive', { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: s.customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: amount });
+  const res = await s.p.api.post('/sandbox/uma/receive', {
+    senderUmaAddress: '$success.usd@sandbox.uma.money',
+    customerId: s.customerId,
+    receivingCurrencyCode: 'USD',
+    receivingCurrencyAmount: amount,
+  });
   expect(res.status).toBe(200);
   expect(res.body.status).toBe('PENDING');
   return res.body;
@@ -63,7 +69,12 @@ async function receive(s: Setup, amount: number): Promise<Wire> {
 /** The INCOMING_PAYMENT.PENDING event of a transaction, once its attempt is recorded. */
 async function approvalRequest(txId: string) {
   return waitFor(async () => {
-    const e = await srv.app.ctx.db.selectFrom('outbox_events').selectAll().where('resource_id', '=', txId).where('type', '=', 'INCOMING_PAYMENT.PENDING').executeTakeFirst();
+    const e = await srv.app.ctx.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('resource_id', '=', txId)
+      .where('type', '=', 'INCOMING_PAYMENT.PENDING')
+      .executeTakeFirst();
     return e && (e.status === 'DELIVERED' || e.status === 'FAILED') ? e : undefined;
   });
 }
@@ -75,7 +86,11 @@ async function extraOf(txId: string): Promise<Record<string, unknown>> {
 
 describe('INCOMING_PAYMENT.PENDING: the answer decides', () => {
   it('200 approves: COMPLETED, credited, receiverCustomerInfo kept, in the transaction that logs the attempt', async () => {
-    const s = await setup(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ receiverCustomerInfo: { FULL_NAME: 'Jane Smith', BIRTH_DATE: '1990-01-15' } }) }));
+    const s = await setup(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ receiverCustomerInfo: { FULL_NAME: 'Jane Smith', BIRTH_DATE: '1990-01-15' } }),
+    }));
     const t = await receive(s, 2_500);
     const ev = await approvalRequest(t.id);
     // Decided by the time the attempt is recorded (same database transaction), with no waiting.
@@ -153,7 +168,11 @@ describe('INCOMING_PAYMENT.PENDING: the answer decides', () => {
   it("403 rejects: REJECTED, the body's reason kept as the failure reason; without one, none", async () => {
     const s = await setup((x) =>
       x.body.data.receivedAmount.amount === 700
-        ? { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'FORBIDDEN', message: 'not here', details: {}, reason: 'RESTRICTED_JURISDICTION' }) }
+        ? {
+            status: 403,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ code: 'FORBIDDEN', message: 'not here', details: {}, reason: 'RESTRICTED_JURISDICTION' }),
+          }
         : { status: 403 },
     );
     const t = await receive(s, 700);
@@ -206,12 +225,19 @@ describe('INCOMING_PAYMENT.PENDING: the answer decides', () => {
   });
 
   it('other answers (a redirect, 409, 204) and no answer at all are webhook errors too', async () => {
-    const answers: Record<number, Reply> = { 301: { status: 302, headers: { location: 'https://elsewhere.example/' } }, 302: { status: 409 }, 303: { status: 204 } };
+    const answers: Record<number, Reply> = {
+      301: { status: 302, headers: { location: 'https://elsewhere.example/' } },
+      302: { status: 409 },
+      303: { status: 204 },
+    };
     const s = await setup((x) => answers[x.body.data.receivedAmount.amount as number]!);
     for (const amount of [301, 302, 303]) {
       const t = await receive(s, amount);
       await approvalRequest(t.id);
-      expect(await tx(s.p.api, t.id), `answer to ${amount}`).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR' });
+      expect(await tx(s.p.api, t.id), `answer to ${amount}`).toMatchObject({
+        status: 'FAILED',
+        failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+      });
     }
     // Nothing listening on the endpoint any more.
     await s.r.close();

@@ -30,21 +30,19 @@ afterAll(async () => {
 });
 
 describe(`crash safety under the workload (${laneStore()})`, () => {
-  it(
-    `seed ${SEED}: ${CRASHES} SIGKILLs in ${STEPS} steps lose no committed movement, apply none twice, and every delayed outcome and webhook still happens`,
-    async () => {
-      target = await startTarget({ store: laneStore(), databaseUrl: process.env.TEST_DATABASE_URL, mode: 'child' });
-      const r = await new Workload({ seed: SEED, steps: STEPS, target, crashes: CRASHES }).run();
-      console.log(`[workload crash ${laneStore()}] seed ${SEED}: ${JSON.stringify(r.crash)}; ${r.transactions} transactions, ${r.webhookEvents} webhook events, ${(r.durationMs / 1000).toFixed(1)} s`);
-      expect(r.crash.kills).toBe(CRASHES);
-      // The kills found work in flight: requests cut off, and delayed outcomes waiting.
-      expect(r.crash.cutOff + r.crash.advancesCutOff).toBeGreaterThan(0);
-      expect(r.crash.pendingTimersAtKills).toBeGreaterThan(0);
-      expect(r.webhookEvents).toBeGreaterThan(r.transactions);
-      const t = target;
-      target = undefined;
-      await t.close();
-    },
-    240_000,
-  );
+  it(`seed ${SEED}: ${CRASHES} SIGKILLs in ${STEPS} steps lose no committed movement, apply none twice, and every delayed outcome and webhook still happens`, async () => {
+    target = await startTarget({ store: laneStore(), databaseUrl: process.env.TEST_DATABASE_URL, mode: 'child' });
+    const r = await new Workload({ seed: SEED, steps: STEPS, target, crashes: CRASHES }).run();
+    console.log(
+      `[workload crash ${laneStore()}] seed ${SEED}: ${JSON.stringify(r.crash)}; ${r.transactions} transactions, ${r.webhookEvents} webhook events, ${(r.durationMs / 1000).toFixed(1)} s`,
+    );
+    expect(r.crash.kills).toBe(CRASHES);
+    // The kills found work in flight: requests cut off, and delayed outcomes waiting.
+    expect(r.crash.cutOff + r.crash.advancesCutOff).toBeGreaterThan(0);
+    expect(r.crash.pendingTimersAtKills).toBeGreaterThan(0);
+    expect(r.webhookEvents).toBeGreaterThan(r.transactions);
+    const t = target;
+    target = undefined;
+    await t.close();
+  }, 240_000);
 });

@@ -6,13 +6,13 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { CurrencyCode, DateTime, errorResponses, Obj } from '../../http/schemas.ts';
+import { created, writeFor } from '../../http/write.ts';
 import { checkLedger } from '../../ledger/ledger.ts';
 import { findCurrency } from '../../lib/currencies.ts';
 import { ApiTokenSchema } from '../tokens/tokens.schemas.ts';
-import { createPlatform, platformToWire } from '../platforms/platforms.service.ts';
+import { newPlatformRow, platformToWire, setUpPlatform } from '../platforms/platforms.service.ts';
 
 const TAG = 'Admin';
-const security = [{ AdminAuth: [] }];
 
 export const PlatformSchema = Obj(
   {
@@ -43,7 +43,9 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'admin' },
         schema: {
-          operationId: 'adminCreatePlatform', tags: [TAG], summary: 'Create an isolated platform with an all-permission token', security,
+          operationId: 'adminCreatePlatform',
+          tags: [TAG],
+          summary: 'Create an isolated platform with an all-permission token',
           body: Obj({
             name: Type.String({ minLength: 1, maxLength: 255 }),
             currency: Type.Optional(CurrencyCode),
@@ -55,10 +57,13 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (req, reply) => {
         const fiatCurrency = req.body.currency ?? 'USD';
         if (!findCurrency(fiatCurrency)) throw errors.invalidCurrency(fiatCurrency, 'currency');
-        const { platform, token } = await ctx.db
-          .transaction()
-          .execute((trx) => createPlatform(trx, ctx.deps, { name: req.body.name, fiatCurrency, environment: req.body.environment ?? 'SANDBOX' }));
-        return reply.code(201).send({ platform: platformToWire(platform), token });
+        const p = { name: req.body.name, fiatCurrency, environment: req.body.environment ?? 'SANDBOX' };
+        // A new tenant has no platform to open a unit on yet: the unit opens on the row it creates
+        // (its write lock is uncontended, as no one else knows the id), so the creation is still one
+        // transaction retried as a whole. No caller's idempotency keys apply: the route declares none.
+        return writeFor(ctx, newPlatformRow(ctx.deps, p), req, reply, undefined, async (u) =>
+          created({ platform: platformToWire(u.platform), token: await setUpPlatform(u, p) }),
+        );
       },
     );
 
@@ -67,7 +72,9 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'admin' },
         schema: {
-          operationId: 'adminCheckLedger', tags: [TAG], summary: 'Recompute balances from postings and report differences', security,
+          operationId: 'adminCheckLedger',
+          tags: [TAG],
+          summary: 'Recompute balances from postings and report differences',
           querystring: Obj({ platformId: Type.Optional(Type.String({ maxLength: 200 })) }),
           response: { 200: LedgerReportSchema, ...errorResponses(400, 401, 404) },
         },

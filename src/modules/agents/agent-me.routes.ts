@@ -7,8 +7,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { agentOf } from '../../http/auth.ts';
-import { runOnce } from '../../http/idempotency.ts';
+import { pageRequest, toWirePage } from '../../http/pagination.ts';
 import { CurrencyCode, errorResponses, Obj, PageQueryFields } from '../../http/schemas.ts';
+import { walletSignatureOf } from '../../http/wallet-signature.ts';
+import { created, noContent, ok, write } from '../../http/write.ts';
 import { platformNowMs } from '../../lib/time.ts';
 import { CustomerInternalAccountsQuery, InternalAccountListSchema } from '../customers/customers.schemas.ts';
 import {
@@ -43,14 +45,22 @@ import {
   ownTransferIn,
   ownTransferOut,
 } from './agent-ops.service.ts';
-import { ActionIdParams, ActionListQuery, AgentActionListSchema, AgentActionSchema, AgentSchema, type AgentPermission } from './agents.schemas.ts';
+import {
+  ActionIdParams,
+  ActionListQuery,
+  AgentActionListSchema,
+  AgentActionSchema,
+  AgentSchema,
+  type AgentPermission,
+} from './agents.schemas.ts';
 import { agentToWire, policyOf } from './agents.service.ts';
 import { requirePermission } from './policy.ts';
 
 const TAG = 'Agent Operations';
-const security = [{ AgentAuth: [] }];
 const auth = { auth: 'agent' } as const;
-const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response' })) });
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response' })),
+});
 const deleted = { 204: { type: 'null', description: 'Deleted' } } as const;
 
 // The customer is fixed by the token: no customer filter is accepted.
@@ -69,21 +79,18 @@ function needs(permission: AgentPermission | null, write: boolean) {
   };
 }
 
-function walletSignatureOf(req: FastifyRequest): string | undefined {
-  const h = req.headers['grid-wallet-signature'] ?? req.headers['service-wallet-signature'];
-  return Array.isArray(h) ? h[0] : h;
-}
-
-/** Idempotency keys of agent requests are kept per agent, apart from the platform's own. */
-const keySpace = (req: FastifyRequest): string => agentOf(req).agent.id;
-
 export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/agents/me',
       {
         config: auth,
-        schema: { operationId: 'getAgentMe', tags: [TAG], summary: "The calling agent: profile, policy and usage", security, response: { 200: AgentSchema, ...errorResponses(401) } },
+        schema: {
+          operationId: 'getAgentMe',
+          tags: [TAG],
+          summary: 'The calling agent: profile, policy and usage',
+          response: { 200: AgentSchema, ...errorResponses(401) },
+        },
       },
       async (req) => {
         const { agent, platform } = agentOf(req);
@@ -98,12 +105,14 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('VIEW_TRANSACTIONS', false),
         schema: {
-          operationId: 'agentListTransactions', tags: [TAG], summary: "List the customer's transactions", security,
+          operationId: 'agentListTransactions',
+          tags: [TAG],
+          summary: "List the customer's transactions",
           querystring: AgentTransactionListQuery,
           response: { 200: TransactionListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listOwnTransactions(ctx, agentOf(req), req.query),
+      async (req) => toWirePage(await listOwnTransactions(ctx, agentOf(req), req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -112,7 +121,9 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('VIEW_TRANSACTIONS', false),
         schema: {
-          operationId: 'agentGetTransaction', tags: [TAG], summary: "Get one of the customer's transactions", security,
+          operationId: 'agentGetTransaction',
+          tags: [TAG],
+          summary: "Get one of the customer's transactions",
           params: TransactionIdParams,
           response: { 200: TransactionSchema, ...errorResponses(401, 403, 404) },
         },
@@ -127,13 +138,15 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('CREATE_QUOTES', true),
         schema: {
-          operationId: 'agentCreateQuote', tags: [TAG], summary: "Create a quote from the customer's accounts", security,
+          operationId: 'agentCreateQuote',
+          tags: [TAG],
+          summary: "Create a quote from the customer's accounts",
           headers: IdempotencyHeaders,
           body: QuoteCreateSchema,
           response: { 201: QuoteSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req, reply) => runOnce(ctx, req, reply, keySpace(req), async (trx) => ({ status: 201, body: await createOwnQuote(trx, ctx, agentOf(req), req.body) })),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createOwnQuote(u, agentOf(req).agent, req.body))),
     );
 
     app.get(
@@ -141,7 +154,9 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: auth,
         schema: {
-          operationId: 'agentGetQuote', tags: [TAG], summary: 'Get a quote this agent created', security,
+          operationId: 'agentGetQuote',
+          tags: [TAG],
+          summary: 'Get a quote this agent created',
           params: QuoteIdParams,
           response: { 200: QuoteSchema, ...errorResponses(401, 404) },
         },
@@ -155,7 +170,9 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { ...auth, optionalBody: true },
         preValidation: needs('EXECUTE_QUOTES', true),
         schema: {
-          operationId: 'agentExecuteQuote', tags: [TAG], summary: 'Execute a quote this agent created (an action: APPROVED at once or PENDING_APPROVAL)', security,
+          operationId: 'agentExecuteQuote',
+          tags: [TAG],
+          summary: 'Execute a quote this agent created (an action: APPROVED at once or PENDING_APPROVAL)',
           params: QuoteIdParams,
           headers: Type.Object({
             'idempotency-key': Type.Optional(Type.String()),
@@ -166,8 +183,10 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: AgentActionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) =>
-        runOnce(ctx, req, reply, keySpace(req), async (trx) => ({ status: 200, body: await executeOwnQuote(trx, ctx, agentOf(req), req.params.quoteId, walletSignatureOf(req)) })),
+      async (req, reply) => {
+        const { stamp } = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) => ok(await executeOwnQuote(u, agentOf(req).agent, req.params.quoteId, stamp)));
+      },
     );
 
     // ---- actions
@@ -176,12 +195,14 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: auth,
         schema: {
-          operationId: 'agentListActions', tags: [TAG], summary: "The agent's actions, newest first", security,
+          operationId: 'agentListActions',
+          tags: [TAG],
+          summary: "The agent's actions, newest first",
           querystring: ActionListQuery,
           response: { 200: AgentActionListSchema, ...errorResponses(400, 401) },
         },
       },
-      async (req) => listOwnActions(ctx, agentOf(req), req.query),
+      async (req) => toWirePage(await listOwnActions(ctx, agentOf(req), req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -189,7 +210,9 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: auth,
         schema: {
-          operationId: 'agentGetAction', tags: [TAG], summary: 'One of the agent\'s actions (poll it for the approval decision)', security,
+          operationId: 'agentGetAction',
+          tags: [TAG],
+          summary: "One of the agent's actions (poll it for the approval decision)",
           params: ActionIdParams,
           response: { 200: AgentActionSchema, ...errorResponses(401, 404) },
         },
@@ -204,13 +227,15 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('CREATE_TRANSFERS', true),
         schema: {
-          operationId: 'agentCreateTransferIn', tags: [TAG], summary: "Pull from the customer's external account into its internal account (an action)", security,
+          operationId: 'agentCreateTransferIn',
+          tags: [TAG],
+          summary: "Pull from the customer's external account into its internal account (an action)",
           headers: IdempotencyHeaders,
           body: TransferInSchema,
           response: { 201: AgentActionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => runOnce(ctx, req, reply, keySpace(req), async (trx) => ({ status: 201, body: await ownTransferIn(trx, ctx, agentOf(req), req.body) })),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await ownTransferIn(u, agentOf(req).agent, req.body))),
     );
 
     app.post(
@@ -219,13 +244,15 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('CREATE_TRANSFERS', true),
         schema: {
-          operationId: 'agentCreateTransferOut', tags: [TAG], summary: "Push from the customer's internal account to its external account (an action)", security,
+          operationId: 'agentCreateTransferOut',
+          tags: [TAG],
+          summary: "Push from the customer's internal account to its external account (an action)",
           headers: IdempotencyHeaders,
           body: TransferOutSchema,
           response: { 201: AgentActionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => runOnce(ctx, req, reply, keySpace(req), async (trx) => ({ status: 201, body: await ownTransferOut(trx, ctx, agentOf(req), req.body) })),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await ownTransferOut(u, agentOf(req).agent, req.body))),
     );
 
     // ---- accounts
@@ -235,12 +262,14 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('VIEW_TRANSACTIONS', false),
         schema: {
-          operationId: 'agentListInternalAccounts', tags: [TAG], summary: "The customer's internal accounts the policy lets the agent use", security,
+          operationId: 'agentListInternalAccounts',
+          tags: [TAG],
+          summary: "The customer's internal accounts the policy lets the agent use",
           querystring: AgentInternalAccountsQuery,
           response: { 200: InternalAccountListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listOwnInternalAccounts(ctx, agentOf(req), req.query),
+      async (req) => toWirePage(await listOwnInternalAccounts(ctx, agentOf(req), req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -249,12 +278,14 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('MANAGE_EXTERNAL_ACCOUNTS', false),
         schema: {
-          operationId: 'agentListExternalAccounts', tags: [TAG], summary: "The customer's external accounts", security,
+          operationId: 'agentListExternalAccounts',
+          tags: [TAG],
+          summary: "The customer's external accounts",
           querystring: AgentExternalAccountsQuery,
           response: { 200: ExternalAccountListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listOwnExternalAccounts(ctx, agentOf(req), req.query),
+      async (req) => toWirePage(await listOwnExternalAccounts(ctx, agentOf(req), req.query, pageRequest(req.query))),
     );
 
     app.post(
@@ -263,12 +294,14 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('MANAGE_EXTERNAL_ACCOUNTS', true),
         schema: {
-          operationId: 'agentCreateExternalAccount', tags: [TAG], summary: 'Register an external account for the customer (customerId optional)', security,
+          operationId: 'agentCreateExternalAccount',
+          tags: [TAG],
+          summary: 'Register an external account for the customer (customerId optional)',
           body: ExternalAccountCreateSchema,
           response: { 201: ExternalAccountSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req, reply) => reply.code(201).send(await createOwnExternalAccount(ctx, agentOf(req), req.body)),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createOwnExternalAccount(u, agentOf(req).agent, req.body))),
     );
 
     app.get(
@@ -277,7 +310,9 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('MANAGE_EXTERNAL_ACCOUNTS', false),
         schema: {
-          operationId: 'agentGetExternalAccount', tags: [TAG], summary: "Get one of the customer's external accounts", security,
+          operationId: 'agentGetExternalAccount',
+          tags: [TAG],
+          summary: "Get one of the customer's external accounts",
           params: ExternalAccountIdParams,
           response: { 200: ExternalAccountSchema, ...errorResponses(401, 403, 404) },
         },
@@ -291,15 +326,18 @@ export function agentMeRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: auth,
         preValidation: needs('MANAGE_EXTERNAL_ACCOUNTS', true),
         schema: {
-          operationId: 'agentDeleteExternalAccount', tags: [TAG], summary: "Delete one of the customer's external accounts", security,
+          operationId: 'agentDeleteExternalAccount',
+          tags: [TAG],
+          summary: "Delete one of the customer's external accounts",
           params: ExternalAccountIdParams,
           response: { ...deleted, ...errorResponses(401, 403, 404) },
         },
       },
-      async (req, reply) => {
-        await deleteOwnExternalAccount(ctx, agentOf(req), req.params.externalAccountId);
-        return reply.code(204).send();
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          await deleteOwnExternalAccount(u, agentOf(req).agent, req.params.externalAccountId);
+          return noContent;
+        }),
     );
   };
 }

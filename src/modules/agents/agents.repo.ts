@@ -1,7 +1,7 @@
 /** SQL for agents, their device codes, tokens, quotes and actions. Every query filters on platform_id or a hash. */
-import type { Kysely, Updateable } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import type { AgentAuth } from '../../http/auth.ts';
-import type { StoreKind } from '../../store/db.ts';
+import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, InternalAccountRow } from '../../store/schema.ts';
 import type { AgentActionRow, AgentActionsTable, AgentDeviceCodeRow, AgentRow, AgentsTable } from '../../store/schema-agents.ts';
 
@@ -9,11 +9,10 @@ export async function insertAgent(db: Kysely<Database>, row: AgentRow): Promise<
   await db.insertInto('agents').values(row).execute();
 }
 
-/** A live (not deleted) agent; `lock` (PostgreSQL) holds its row until the caller's transaction ends. */
-export async function findAgent(db: Kysely<Database>, platformId: string, id: string, lock?: StoreKind): Promise<AgentRow | undefined> {
-  let q = db.selectFrom('agents').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
-  if (lock === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirst();
+/** A live (not deleted) agent; `forUpdate` holds its row until the caller's transaction ends. */
+export async function findAgent(db: Kysely<Database>, platformId: string, id: string, opts?: LockOptions): Promise<AgentRow | undefined> {
+  const q = db.selectFrom('agents').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
+  return lockRows(db, q, opts).executeTakeFirst();
 }
 
 export async function updateAgent(db: Kysely<Database>, id: string, set: Updateable<AgentsTable>): Promise<void> {
@@ -43,7 +42,10 @@ export async function listAgents(db: Kysely<Database>, platformId: string, f: Ag
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }
 
@@ -81,7 +83,10 @@ export async function redeemDeviceCode(db: Kysely<Database>, codeHash: string, a
   return r.numUpdatedRows > 0n;
 }
 
-export async function insertToken(db: Kysely<Database>, row: { token_hash: string; platform_id: string; agent_id: string; created_at: string }): Promise<void> {
+export async function insertToken(
+  db: Kysely<Database>,
+  row: { token_hash: string; platform_id: string; agent_id: string; created_at: string },
+): Promise<void> {
   await db.insertInto('agent_tokens').values(row).execute();
 }
 
@@ -103,12 +108,20 @@ export async function deleteCredentials(db: Kysely<Database>, agentId: string): 
 
 // ---- quotes the agent created
 
-export async function insertAgentQuote(db: Kysely<Database>, row: { quote_id: string; platform_id: string; agent_id: string; created_at: string }): Promise<void> {
+export async function insertAgentQuote(
+  db: Kysely<Database>,
+  row: { quote_id: string; platform_id: string; agent_id: string; created_at: string },
+): Promise<void> {
   await db.insertInto('agent_quotes').values(row).execute();
 }
 
 export async function isAgentQuote(db: Kysely<Database>, agentId: string, quoteId: string): Promise<boolean> {
-  const r = await db.selectFrom('agent_quotes').select('quote_id').where('quote_id', '=', quoteId).where('agent_id', '=', agentId).executeTakeFirst();
+  const r = await db
+    .selectFrom('agent_quotes')
+    .select('quote_id')
+    .where('quote_id', '=', quoteId)
+    .where('agent_id', '=', agentId)
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -118,10 +131,15 @@ export async function insertAction(db: Kysely<Database>, row: AgentActionRow): P
   await db.insertInto('agent_actions').values(row).execute();
 }
 
-export async function findAction(db: Kysely<Database>, platformId: string, id: string, lock?: StoreKind): Promise<AgentActionRow | undefined> {
-  let q = db.selectFrom('agent_actions').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
-  if (lock === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirst();
+/** An action of the platform; `forUpdate` holds its row until the caller's transaction ends. */
+export async function findAction(
+  db: Kysely<Database>,
+  platformId: string,
+  id: string,
+  opts?: LockOptions,
+): Promise<AgentActionRow | undefined> {
+  const q = db.selectFrom('agent_actions').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  return lockRows(db, q, opts).executeTakeFirst();
 }
 
 /** Moves a PENDING_APPROVAL action on; false when it was already decided. */
@@ -131,7 +149,12 @@ export async function decideAction(db: Kysely<Database>, id: string, set: Update
 }
 
 export async function hasPendingQuoteAction(db: Kysely<Database>, quoteId: string): Promise<boolean> {
-  const r = await db.selectFrom('agent_actions').select('id').where('quote_id', '=', quoteId).where('status', '=', 'PENDING_APPROVAL').executeTakeFirst();
+  const r = await db
+    .selectFrom('agent_actions')
+    .select('id')
+    .where('quote_id', '=', quoteId)
+    .where('status', '=', 'PENDING_APPROVAL')
+    .executeTakeFirst();
   return r !== undefined;
 }
 
@@ -168,7 +191,10 @@ export async function listActions(
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
   if (page.afterId) rows = rows.where('id', page.order === 'desc' ? '<' : '>', page.afterId);
-  const data = await rows.orderBy('id', page.order).limit(page.limit + 1).execute();
+  const data = await rows
+    .orderBy('id', page.order)
+    .limit(page.limit + 1)
+    .execute();
   return { rows: data, totalCount: Number(total.n) };
 }
 
@@ -191,12 +217,20 @@ export async function listAgentAccounts(
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }
 
 /** Which of `ids` are internal accounts of the customer. */
-export async function customerAccountIds(db: Kysely<Database>, platformId: string, customerId: string, ids: string[]): Promise<Set<string>> {
+export async function customerAccountIds(
+  db: Kysely<Database>,
+  platformId: string,
+  customerId: string,
+  ids: string[],
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db
     .selectFrom('internal_accounts')
@@ -206,4 +240,25 @@ export async function customerAccountIds(db: Kysely<Database>, platformId: strin
     .where('id', 'in', ids)
     .execute();
   return new Set(rows.map((r) => r.id));
+}
+
+// ---- the savepoint an approval runs its action in
+
+/** A savepoint in the caller's transaction: `release` keeps what ran since, `rollback` undoes it. */
+export interface Savepoint {
+  release(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/** Opens the savepoint an approved action executes in (on both stores). */
+export async function openActionSavepoint(db: Kysely<Database>): Promise<Savepoint> {
+  await sql`savepoint agent_action`.execute(db);
+  return {
+    release: async () => {
+      await sql`release savepoint agent_action`.execute(db);
+    },
+    rollback: async () => {
+      await sql`rollback to savepoint agent_action`.execute(db);
+    },
+  };
 }

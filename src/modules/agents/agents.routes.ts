@@ -4,14 +4,13 @@
  * (/agents/me…, AgentAuth) are registered from agent-me.routes.ts.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { pageRequest, toWirePage } from '../../http/pagination.ts';
 import { platformOf } from '../../http/auth.ts';
-import { runOnce } from '../../http/idempotency.ts';
 import { errorResponses, Obj } from '../../http/schemas.ts';
+import { created, noContent, ok, write, writeFor } from '../../http/write.ts';
 import { platformNowMs } from '../../lib/time.ts';
-import { retryOnConflict } from '../../store/retry.ts';
-import type { Database } from '../../store/schema.ts';
 import { approveAction, listApprovals, rejectAction } from './actions.service.ts';
 import { agentMeRoutes } from './agent-me.routes.ts';
 import {
@@ -36,7 +35,9 @@ import {
 import {
   agentToWire,
   createAgent,
+  type Grantor,
   deleteAgent,
+  deviceCodePlatform,
   deviceCodeStatus,
   getAgent,
   listAgentPage,
@@ -47,31 +48,33 @@ import {
 } from './agents.service.ts';
 
 const TAG = 'Agent Management';
-const security = [{ BasicAuth: [] }];
-const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response' })) });
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response' })),
+});
 const NoBody = Obj({}, { title: 'EmptyRequest' });
 const deleted = { 204: { type: 'null', description: 'Deleted' } } as const;
+
+/** Whether the caller's token may hand an agent money movement (see agents.service `Grantor`). */
+const grantorOf = (req: FastifyRequest): Grantor => ({ canTransact: platformOf(req).permissions.includes('TRANSACT') });
 
 export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(agentMeRoutes(ctx));
-    const write = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> => retryOnConflict(() => ctx.db.transaction().execute(fn));
 
     app.post(
       '/agents',
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createAgent', tags: [TAG], summary: 'Create an agent for a customer; returns it with its first device code', security,
+          operationId: 'createAgent',
+          tags: [TAG],
+          summary: 'Create an agent for a customer; returns it with its first device code',
           headers: IdempotencyHeaders,
           body: AgentCreateSchema,
           response: { 201: AgentCreateResponseSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({ status: 201, body: await createAgent(trx, ctx, platform, req.body) }));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createAgent(u, req.body, grantorOf(req)))),
     );
 
     app.get(
@@ -79,12 +82,14 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listAgents', tags: [TAG], summary: 'List agents', security,
+          operationId: 'listAgents',
+          tags: [TAG],
+          summary: 'List agents',
           querystring: AgentListQuery,
           response: { 200: AgentListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listAgentPage(ctx, platformOf(req).platform, req.query),
+      async (req) => toWirePage(await listAgentPage(ctx, platformOf(req).platform, req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -92,12 +97,14 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listAgentApprovals', tags: [TAG], summary: 'List agent actions waiting for approval (PENDING_APPROVAL)', security,
+          operationId: 'listAgentApprovals',
+          tags: [TAG],
+          summary: 'List agent actions waiting for approval (PENDING_APPROVAL)',
           querystring: ApprovalListQuery,
           response: { 200: AgentActionListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listApprovals(ctx, platformOf(req).platform, req.query),
+      async (req) => toWirePage(await listApprovals(ctx, platformOf(req).platform, req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -105,7 +112,9 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getAgentById', tags: [TAG], summary: 'Get an agent', security,
+          operationId: 'getAgentById',
+          tags: [TAG],
+          summary: 'Get an agent',
           params: AgentIdParams,
           response: { 200: AgentSchema, ...errorResponses(401, 403, 404) },
         },
@@ -121,16 +130,16 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'updateAgent', tags: [TAG], summary: 'Rename, pause or resume an agent', security,
+          operationId: 'updateAgent',
+          tags: [TAG],
+          summary: 'Rename, pause or resume an agent',
           params: AgentIdParams,
           body: AgentUpdateSchema,
           response: { 200: AgentSchema, ...errorResponses(400, 401, 403, 404) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return write((trx) => updateAgentFields(trx, ctx, platform, req.params.agentId, req.body));
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => ok(await updateAgentFields(u, req.params.agentId, req.body, grantorOf(req)))),
     );
 
     app.delete(
@@ -138,16 +147,18 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'deleteAgent', tags: [TAG], summary: 'Delete an agent; its access token stops working at once', security,
+          operationId: 'deleteAgent',
+          tags: [TAG],
+          summary: 'Delete an agent; its access token stops working at once',
           params: AgentIdParams,
           response: { ...deleted, ...errorResponses(401, 403, 404) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        await write((trx) => deleteAgent(trx, ctx, platform, req.params.agentId));
-        return reply.code(204).send();
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          await deleteAgent(u, req.params.agentId);
+          return noContent;
+        }),
     );
 
     app.patch(
@@ -155,16 +166,16 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'updateAgentPolicy', tags: [TAG], summary: "Partially update an agent's policy (effective at once)", security,
+          operationId: 'updateAgentPolicy',
+          tags: [TAG],
+          summary: "Partially update an agent's policy (effective at once)",
           params: AgentIdParams,
           body: PolicyUpdateSchema,
           response: { 200: AgentSchema, ...errorResponses(400, 401, 403, 404) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return write((trx) => updateAgentPolicy(trx, ctx, platform, req.params.agentId, req.body));
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => ok(await updateAgentPolicy(u, req.params.agentId, req.body, grantorOf(req)))),
     );
 
     app.post(
@@ -172,17 +183,16 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE', optionalBody: true },
         schema: {
-          operationId: 'regenerateAgentDeviceCode', tags: [TAG], summary: 'Issue a new device code; earlier unredeemed codes stop working', security,
+          operationId: 'regenerateAgentDeviceCode',
+          tags: [TAG],
+          summary: 'Issue a new device code; earlier unredeemed codes stop working',
           params: AgentIdParams,
           headers: IdempotencyHeaders,
           body: NoBody,
           response: { 201: DeviceCodeSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({ status: 201, body: await regenerateDeviceCode(trx, ctx, platform, req.params.agentId) }));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await regenerateDeviceCode(u, req.params.agentId, grantorOf(req)))),
     );
 
     app.post(
@@ -190,16 +200,15 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
         schema: {
-          operationId: 'approveAgentAction', tags: [TAG], summary: 'Approve a pending agent action and execute it under the current policy', security,
+          operationId: 'approveAgentAction',
+          tags: [TAG],
+          summary: 'Approve a pending agent action and execute it under the current policy',
           params: ActionParams,
           body: NoBody,
           response: { 200: AgentActionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return write((trx) => approveAction(trx, ctx, platform, req.params.agentId, req.params.actionId));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await approveAction(u, req.params.agentId, req.params.actionId))),
     );
 
     app.post(
@@ -207,16 +216,16 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
         schema: {
-          operationId: 'rejectAgentAction', tags: [TAG], summary: 'Reject a pending agent action', security,
+          operationId: 'rejectAgentAction',
+          tags: [TAG],
+          summary: 'Reject a pending agent action',
           params: ActionParams,
           body: RejectSchema,
           response: { 200: AgentActionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return write((trx) => rejectAction(trx, ctx, platform, req.params.agentId, req.params.actionId, req.body.reason));
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => ok(await rejectAction(u, req.params.agentId, req.params.actionId, req.body?.reason))),
     );
 
     app.get(
@@ -224,7 +233,9 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW', secretInPath: true },
         schema: {
-          operationId: 'getAgentDeviceCodeStatus', tags: [TAG], summary: 'Whether a device code was redeemed (poll during installation)', security,
+          operationId: 'getAgentDeviceCodeStatus',
+          tags: [TAG],
+          summary: 'Whether a device code was redeemed (poll during installation)',
           params: CodeParams,
           response: { 200: DeviceCodeStatusSchema, ...errorResponses(401, 403, 404) },
         },
@@ -237,14 +248,19 @@ export function agentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'none', optionalBody: true, secretInPath: true },
         schema: {
-          operationId: 'redeemAgentDeviceCode', tags: [TAG], summary: 'Redeem a device code for the agent access token (the code is the credential)',
-          security: [],
+          operationId: 'redeemAgentDeviceCode',
+          tags: [TAG],
+          summary: 'Redeem a device code for the agent access token (the code is the credential)',
           params: CodeParams,
           body: NoBody,
           response: { 200: RedeemResponseSchema, ...errorResponses(400, 404) },
         },
       },
-      async (req) => redeem(ctx, req.params.code),
+      async (req, reply) => {
+        // The code names its platform: the redemption is a write of that platform, not of a caller's.
+        const platformId = await deviceCodePlatform(ctx.db, req.params.code);
+        return writeFor(ctx, platformId, req, reply, undefined, async (u) => ok(await redeem(u, req.params.code)));
+      },
     );
   };
 }

@@ -4,16 +4,28 @@ import { Amount, CurrencyCode, DateTime, IdString, Obj, Page, PageQueryFields } 
 import { QuoteSchema, TransactionSchema } from '../payments/payments.schemas.ts';
 
 const StrEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  );
 
-export const AGENT_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
+export const AGENT_PERMISSIONS = [
+  'VIEW_TRANSACTIONS',
+  'CREATE_TRANSFERS',
+  'CREATE_QUOTES',
+  'EXECUTE_QUOTES',
+  'MANAGE_EXTERNAL_ACCOUNTS',
+] as const;
 export type AgentPermission = (typeof AGENT_PERMISSIONS)[number];
 
 export const AgentPermissionSchema = StrEnum(
   AGENT_PERMISSIONS,
   'VIEW_TRANSACTIONS: transactions and account balances; CREATE_TRANSFERS: transfer-in/out; CREATE_QUOTES; EXECUTE_QUOTES; MANAGE_EXTERNAL_ACCOUNTS',
 );
-export const ExecutionModeSchema = StrEnum(['AUTO', 'APPROVAL_REQUIRED'] as const, 'AUTO executes at once; APPROVAL_REQUIRED waits for the platform');
+export const ExecutionModeSchema = StrEnum(
+  ['AUTO', 'APPROVAL_REQUIRED'] as const,
+  'AUTO executes at once; APPROVAL_REQUIRED waits for the platform',
+);
 
 const AgentId = IdString('Agent:019542f5-b3e7-7d02-8000-000000000001');
 const InternalAccountId = IdString('InternalAccount:019542f5-b3e7-7d02-8000-000000000001');
@@ -27,7 +39,10 @@ export const SpendingLimitsSchema = Obj(
     dailyTransactionLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Movements per UTC day' })),
     monthlyLimit: Type.Optional(NullableAmount('Total per UTC calendar month; null: no limit')),
   },
-  { title: 'AgentSpendingLimits', description: 'Amounts in other currencies are converted at the sandbox rate of the moment they are checked' },
+  {
+    title: 'AgentSpendingLimits',
+    description: 'Amounts in other currencies are converted at the sandbox rate of the moment they are checked',
+  },
 );
 
 export const SpendingLimitsUpdateSchema = Obj(
@@ -38,7 +53,10 @@ export const SpendingLimitsUpdateSchema = Obj(
     dailyTransactionLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
     monthlyLimit: Type.Optional(NullableAmount('null removes the monthly limit')),
   },
-  { title: 'AgentSpendingLimitsUpdate', description: 'Changing currency recasts the limits not given here (and the usage) at the current rate' },
+  {
+    title: 'AgentSpendingLimitsUpdate',
+    description: 'Changing currency recasts the limits not given here (and the usage) at the current rate',
+  },
 );
 
 export const AccountRuleSchema = Obj(
@@ -52,7 +70,11 @@ export const AccountRuleSchema = Obj(
 
 export const AccountRestrictionsSchema = Obj(
   {
-    allowedAccountIds: Type.Optional(Type.Union([Type.Array(InternalAccountId, { maxItems: 100, uniqueItems: true }), Type.Null()], { description: 'null: every account of the customer' })),
+    allowedAccountIds: Type.Optional(
+      Type.Union([Type.Array(InternalAccountId, { maxItems: 100, uniqueItems: true }), Type.Null()], {
+        description: 'null: every account of the customer',
+      }),
+    ),
     accountRules: Type.Optional(Type.Array(AccountRuleSchema, { maxItems: 100 })),
   },
   { title: 'AgentAccountRestrictions' },

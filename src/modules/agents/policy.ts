@@ -4,7 +4,8 @@
  * partial merge of a policy update. Pure functions; the service runs them with the agent row
  * locked in the same transaction as the movement.
  */
-import { ApiError } from '../../http/errors.ts';
+import { errors } from '../../http/errors.ts';
+import { cappedAmount } from '../../lib/amounts.ts';
 import { convert } from '../../lib/rates.ts';
 import { iso } from '../../lib/time.ts';
 import type { AgentRow } from '../../store/schema-agents.ts';
@@ -20,7 +21,10 @@ export interface Counters {
   monthly: number;
 }
 
-export function countersAt(row: Pick<AgentRow, 'usage_day' | 'daily_count' | 'daily_spend' | 'usage_month' | 'monthly_spend'>, nowMs: number): Counters {
+export function countersAt(
+  row: Pick<AgentRow, 'usage_day' | 'daily_count' | 'daily_spend' | 'usage_month' | 'monthly_spend'>,
+  nowMs: number,
+): Counters {
   const sameDay = row.usage_day === dayOf(nowMs);
   return {
     count: sameDay ? Number(row.daily_count) : 0,
@@ -41,15 +45,16 @@ export function usageToWire(row: AgentRow, nowMs: number): Usage {
   };
 }
 
-/** `amount` of `from` in `to` at the sandbox rate of `nowMs`, rounded up (a limit is never undercounted). */
+/**
+ * `amount` of `from` in `to` at the sandbox rate of `nowMs`, rounded up (a limit is never
+ * undercounted); capped at 2^53−1, which is past every limit.
+ */
 export function inCurrency(amount: number, from: string, to: string, nowMs: number): number {
-  return from === to ? amount : Number(convert(amount, from, to, nowMs, 'ceil'));
+  return from === to ? amount : cappedAmount(convert(amount, from, to, nowMs, 'ceil'));
 }
 
-const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError(403, 'FORBIDDEN', message, details);
-
 export function requirePermission(policy: Policy, permission: AgentPermission): void {
-  if (!policy.permissions.includes(permission)) throw forbidden(`The agent's policy does not grant ${permission}`, { permission });
+  if (!policy.permissions.includes(permission)) throw errors.agentPermissionMissing(permission);
 }
 
 /** One money movement an agent asks for. */
@@ -73,7 +78,7 @@ export function requireAllowedAccounts(policy: Policy, ids: string[]): void {
   const allowed = policy.accountRestrictions?.allowedAccountIds;
   if (allowed === undefined || allowed === null) return;
   for (const id of ids) {
-    if (!allowed.includes(id)) throw forbidden(`The agent's policy does not allow account ${id}`, { accountId: id });
+    if (!allowed.includes(id)) throw errors.agentAccountNotAllowed(id);
   }
 }
 
@@ -86,29 +91,30 @@ export function evaluate(policy: Policy, counters: Counters, m: Movement, nowMs:
   const limits = policy.spendingLimits;
   const limitAmount = inCurrency(m.amount, m.currency, limits.currency, nowMs);
   const rule = m.accountId ? policy.accountRestrictions?.accountRules?.find((r) => r.accountId === m.accountId) : undefined;
-  const over = (limit: string, max: number, value: number, currency: string) =>
-    forbidden(`The movement exceeds the agent's ${limit} (${value} > ${max} ${currency})`, { limit, max, value, currency });
 
   // A rule's per-transaction limit is in the currency of its account, which is the movement's.
   if (rule?.perTransactionLimit !== undefined && rule.perTransactionLimit !== null) {
-    if (m.amount > rule.perTransactionLimit) throw over('accountRules.perTransactionLimit', rule.perTransactionLimit, m.amount, m.currency);
+    if (m.amount > rule.perTransactionLimit)
+      throw errors.agentLimitExceeded('accountRules.perTransactionLimit', rule.perTransactionLimit, m.amount, m.currency);
   } else if (limitAmount > limits.perTransactionLimit) {
-    throw over('perTransactionLimit', limits.perTransactionLimit, limitAmount, limits.currency);
+    throw errors.agentLimitExceeded('perTransactionLimit', limits.perTransactionLimit, limitAmount, limits.currency);
   }
   if (limits.dailyTransactionLimit !== undefined && counters.count + 1 > limits.dailyTransactionLimit) {
-    throw over('dailyTransactionLimit', limits.dailyTransactionLimit, counters.count + 1, 'transactions');
+    throw errors.agentLimitExceeded('dailyTransactionLimit', limits.dailyTransactionLimit, counters.count + 1, 'transactions');
   }
   if (limits.dailyLimit !== undefined && limits.dailyLimit !== null && counters.daily + limitAmount > limits.dailyLimit) {
-    throw over('dailyLimit', limits.dailyLimit, counters.daily + limitAmount, limits.currency);
+    throw errors.agentLimitExceeded('dailyLimit', limits.dailyLimit, counters.daily + limitAmount, limits.currency);
   }
   if (limits.monthlyLimit !== undefined && limits.monthlyLimit !== null && counters.monthly + limitAmount > limits.monthlyLimit) {
-    throw over('monthlyLimit', limits.monthlyLimit, counters.monthly + limitAmount, limits.currency);
+    throw errors.agentLimitExceeded('monthlyLimit', limits.monthlyLimit, counters.monthly + limitAmount, limits.currency);
   }
 
   const mode = rule?.executionMode ?? policy.defaultExecutionMode;
   const threshold = policy.approvalThresholds;
   const aboveThreshold =
-    threshold?.amount !== undefined && threshold.amount !== null && threshold.currency !== undefined &&
+    threshold?.amount !== undefined &&
+    threshold.amount !== null &&
+    threshold.currency !== undefined &&
     inCurrency(m.amount, m.currency, threshold.currency, nowMs) > threshold.amount;
   return { needsApproval: mode === 'APPROVAL_REQUIRED' || aboveThreshold, limitAmount };
 }
@@ -119,9 +125,10 @@ export function countMovement(row: AgentRow, limitAmount: number, nowMs: number)
   return {
     usage_day: dayOf(nowMs),
     daily_count: c.count + 1,
-    daily_spend: c.daily + limitAmount,
+    // Running totals saturate: past 2^53−1 they are past every limit anyway.
+    daily_spend: cappedAmount(c.daily + limitAmount),
     usage_month: monthOf(nowMs),
-    monthly_spend: c.monthly + limitAmount,
+    monthly_spend: cappedAmount(c.monthly + limitAmount),
   };
 }
 
@@ -138,7 +145,7 @@ export function mergePolicy(current: Policy, update: PolicyUpdate, nowMs: number
   if (s !== undefined) {
     const limits = next.spendingLimits;
     if (s.currency !== undefined && s.currency !== limits.currency) {
-      const recast = (v: number) => Number(convert(v, limits.currency, s.currency!, nowMs, 'floor'));
+      const recast = (v: number) => cappedAmount(convert(v, limits.currency, s.currency!, nowMs, 'floor'));
       limits.perTransactionLimit = recast(limits.perTransactionLimit);
       if (typeof limits.dailyLimit === 'number') limits.dailyLimit = recast(limits.dailyLimit);
       if (typeof limits.monthlyLimit === 'number') limits.monthlyLimit = recast(limits.monthlyLimit);

@@ -3,14 +3,14 @@
  * on /internal-accounts/{id} (export, PATCH). Signed operations answer 202 with a challenge when
  * called without `Service-Wallet-Signature` / `Request-Id`, and do their effect on the signed retry.
  */
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { ApiError } from '../../http/errors.ts';
 import { errorResponses, IdString, Obj } from '../../http/schemas.ts';
-import { retryOnConflict } from '../../store/retry.ts';
-import type { Database } from '../../store/schema.ts';
+import { walletSignatureOf } from '../../http/wallet-signature.ts';
+import { accepted, created, noContent, ok, write, type Outcome } from '../../http/write.ts';
+import { runUnit } from '../../unit.ts';
 import { InternalAccountSchema } from '../internal-accounts/internal-accounts.schemas.ts';
 import {
   AccountIdQuery,
@@ -30,28 +30,39 @@ import {
   SignatureHeaders,
   SignedRequestChallengeSchema,
 } from './auth.schemas.ts';
-import { challengeCredential, createCredential, listCredentials, revokeCredential, verifyCredential } from './credentials.service.ts';
-import { RATE_LIMITS, recordAttempt } from './rate-limit.ts';
+import {
+  challengeCredential,
+  createCredential,
+  listCredentials,
+  recordFailedVerify,
+  revokeCredential,
+  verifyCredential,
+} from './credentials.service.ts';
 import { listSessions, refreshSession, revokeSession } from './sessions.service.ts';
+import type { CredentialSigned, Signed } from './signed-retry.ts';
 import { exportWallet, updateWallet } from './wallet-actions.service.ts';
 
 const TAG = 'Embedded Wallet Auth';
 const REVOKED = { type: 'null', description: 'Revoked' } as const;
-const security = [{ BasicAuth: [] }];
 const CredentialIdParams = Obj({ id: IdString('AuthMethod:019542f5-b3e7-7d02-8000-000000000001') });
 const SessionIdParams = Obj({ id: IdString('Session:019542f5-b3e7-7d02-8000-000000000001') });
 const AccountIdParams = Obj({ id: IdString('InternalAccount:019542f5-b3e7-7d02-8000-000000000001') });
 
-export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const tx = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> => retryOnConflict(() => ctx.db.transaction().execute(fn));
+/** A signed step's outcome on the wire: its challenge is a 202 (naming the credential type when it has one), its effect `done`. */
+function signedOutcome<T>(out: Signed<T> | CredentialSigned<T>, done: (value: T) => Outcome): Outcome {
+  if (out.kind === 'done') return done(out.value);
+  return 'type' in out ? accepted({ ...out.challenge, type: out.type }) : accepted(out.challenge);
+}
 
+export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/auth/credentials',
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createAuthCredential', tags: [TAG], security,
+          operationId: 'createAuthCredential',
+          tags: [TAG],
           summary: 'Register a credential on an embedded wallet (the first directly; another through a signed retry)',
           headers: SignatureHeaders,
           body: CredentialCreateSchema,
@@ -59,9 +70,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const out = await tx((trx) => createCredential(trx, ctx, platform, req, req.body));
-        return reply.code(out.status).send(out.body);
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) => signedOutcome(await createCredential(u, { signature, body: req.body }), created));
       },
     );
 
@@ -70,12 +80,14 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listAuthCredentials', tags: [TAG], security, summary: "List an embedded wallet's credentials",
+          operationId: 'listAuthCredentials',
+          tags: [TAG],
+          summary: "List an embedded wallet's credentials",
           querystring: AccountIdQuery,
           response: { 200: CredentialListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => ({ data: await listCredentials(ctx.db, platformOf(req).platform.id, req.query.accountId) }),
+      async (req) => ({ data: await listCredentials(ctx, platformOf(req).platform, req.query.accountId) }),
     );
 
     app.delete(
@@ -83,7 +95,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'revokeAuthCredential', tags: [TAG], security,
+          operationId: 'revokeAuthCredential',
+          tags: [TAG],
           summary: 'Revoke a credential (signed retry by a session of another credential on the wallet)',
           headers: SignatureHeaders,
           params: CredentialIdParams,
@@ -91,9 +104,10 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const out = await tx((trx) => revokeCredential(trx, ctx, platform, req, req.params.id));
-        return out.status === 204 ? reply.code(204).send() : reply.code(202).send(out.body);
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) =>
+          signedOutcome(await revokeCredential(u, { signature, credentialId: req.params.id }), () => noContent),
+        );
       },
     );
 
@@ -102,17 +116,18 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE', optionalBody: true },
         schema: {
-          operationId: 'challengeAuthCredential', tags: [TAG], security,
+          operationId: 'challengeAuthCredential',
+          tags: [TAG],
           summary: 'Start a login: a fresh OTP target bundle, or a WebAuthn challenge bound to clientPublicKey',
           params: CredentialIdParams,
           body: ChallengeRequestSchema,
           response: { 200: ChallengeResponseSchema, ...errorResponses(400, 401, 403, 404, 429, 501) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return tx((trx) => challengeCredential(trx, ctx, platform, req.params.id, req.body.clientPublicKey));
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) =>
+          ok(await challengeCredential(u, { credentialId: req.params.id, clientPublicKey: req.body.clientPublicKey })),
+        ),
     );
 
     app.post(
@@ -120,7 +135,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'verifyAuthCredential', tags: [TAG], security,
+          operationId: 'verifyAuthCredential',
+          tags: [TAG],
           summary: 'Finish a login: OTP (202 then a signed retry by the TEK), OAUTH or PASSKEY → AuthSession',
           headers: SignatureHeaders,
           params: CredentialIdParams,
@@ -129,17 +145,17 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
+        const signature = walletSignatureOf(req);
+        const credentialId = req.params.id;
         try {
-          const out = await tx((trx) => verifyCredential(trx, ctx, platform, req, req.params.id, req.body));
-          return reply.code(out.status).send(out.body);
+          return await write(ctx, req, reply, async (u) =>
+            signedOutcome(await verifyCredential(u, { signature, credentialId, body: req.body }), ok),
+          );
         } catch (err) {
-          // A failed verification counts toward the credential's limit; its transaction rolled back,
-          // so the attempt is written on its own.
-          if (err instanceof ApiError && err.status === 401) {
-            const cred = await ctx.db.selectFrom('auth_credentials').select('id').where('platform_id', '=', platform.id).where('id', '=', req.params.id).executeTakeFirst();
-            if (cred) await recordAttempt(ctx.db, ctx, platform.id, cred.id, RATE_LIMITS.failedVerify.kind);
-          }
+          // A failed verification counts toward the credential's limit. The verify's unit rolled
+          // back with everything it wrote, so the attempt is written in a unit of its own.
+          if (err instanceof ApiError && err.status === 401)
+            await runUnit(ctx, platformOf(req).platform, (u) => recordFailedVerify(u, credentialId));
           throw err;
         }
       },
@@ -150,15 +166,14 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listAuthSessions', tags: [TAG], security, summary: "List an embedded wallet's active sessions",
+          operationId: 'listAuthSessions',
+          tags: [TAG],
+          summary: "List an embedded wallet's active sessions",
           querystring: AccountIdQuery,
           response: { 200: SessionListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return { data: await listSessions(ctx.db, ctx, platform, req.query.accountId) };
-      },
+      async (req) => ({ data: await listSessions(ctx, platformOf(req).platform, req.query.accountId) }),
     );
 
     app.delete(
@@ -166,16 +181,19 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'revokeAuthSession', tags: [TAG], security, summary: 'Revoke a session (signed retry by any active session of the wallet)',
+          operationId: 'revokeAuthSession',
+          tags: [TAG],
+          summary: 'Revoke a session (signed retry by any active session of the wallet)',
           headers: SignatureHeaders,
           params: SessionIdParams,
           response: { 202: AuthSignedRequestChallengeSchema, 204: REVOKED, ...errorResponses(400, 401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const out = await tx((trx) => revokeSession(trx, ctx, platform, req, req.params.id));
-        return out.status === 204 ? reply.code(204).send() : reply.code(202).send(out.body);
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) =>
+          signedOutcome(await revokeSession(u, { signature, sessionId: req.params.id }), () => noContent),
+        );
       },
     );
 
@@ -184,7 +202,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'refreshAuthSession', tags: [TAG], security, summary: 'Replace a session with a new one (signed retry by the session itself)',
+          operationId: 'refreshAuthSession',
+          tags: [TAG],
+          summary: 'Replace a session with a new one (signed retry by the session itself)',
           headers: SignatureHeaders,
           params: SessionIdParams,
           body: RefreshRequestSchema,
@@ -192,9 +212,13 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const out = await tx((trx) => refreshSession(trx, ctx, platform, req, req.params.id, req.body.clientPublicKey));
-        return reply.code(out.status).send(out.body);
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) =>
+          signedOutcome(
+            await refreshSession(u, { signature, sessionId: req.params.id, clientPublicKey: req.body.clientPublicKey }),
+            created,
+          ),
+        );
       },
     );
 
@@ -203,7 +227,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'exportInternalAccount', tags: ['Internal Accounts'], security,
+          operationId: 'exportInternalAccount',
+          tags: ['Internal Accounts'],
           summary: "Export an embedded wallet's credentials, sealed to clientPublicKey (signed retry)",
           headers: SignatureHeaders,
           params: AccountIdParams,
@@ -212,9 +237,10 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const out = await tx((trx) => exportWallet(trx, ctx, platform, req, req.params.id, req.body.clientPublicKey));
-        return reply.code(out.status).send(out.body);
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) =>
+          signedOutcome(await exportWallet(u, { signature, accountId: req.params.id, clientPublicKey: req.body.clientPublicKey }), ok),
+        );
       },
     );
 
@@ -223,7 +249,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'updateInternalAccount', tags: ['Internal Accounts'], security,
+          operationId: 'updateInternalAccount',
+          tags: ['Internal Accounts'],
           summary: "Update an embedded wallet's privacy setting (signed retry)",
           headers: SignatureHeaders,
           params: AccountIdParams,
@@ -232,9 +259,10 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const out = await tx((trx) => updateWallet(trx, ctx, platform, req, req.params.id, req.body));
-        return reply.code(out.status).send(out.body);
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) =>
+          signedOutcome(await updateWallet(u, { signature, accountId: req.params.id, body: req.body }), ok),
+        );
       },
     );
   };

@@ -2,7 +2,7 @@
  * What the auth module needs from the wallet crypto library (src/wallet/crypto), in the module's
  * terms: one place that maps library results onto the service's decisions.
  */
-import { createHash, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { sealCredentialBundle, sealExportBundle as sealExport } from '../../wallet/crypto/bundle.ts';
 import { compressPublicKeyHex, generateP256KeyPair, isCompressedPublicKeyHex } from '../../wallet/crypto/keys.ts';
 import { createOtpEncryptionTargetBundle, openEncryptedOtpBundle } from '../../wallet/crypto/otp.ts';
@@ -30,7 +30,10 @@ export function newOtpTarget(signer: WalletKey): { bundle: string; targetPrivate
   return { bundle: t.otpEncryptionTargetBundle, targetPrivateKeyHex: t.targetPrivateKeyHex };
 }
 
-export function openOtpBundle(bundle: string, targetPrivateKeyHex: string): { ok: true; otpCode: string; publicKey: string } | { ok: false; reason: string } {
+export function openOtpBundle(
+  bundle: string,
+  targetPrivateKeyHex: string,
+): { ok: true; otpCode: string; publicKey: string } | { ok: false; reason: string } {
   const r = openEncryptedOtpBundle(bundle, targetPrivateKeyHex);
   return r.ok ? { ok: true, otpCode: r.otpCode, publicKey: r.publicKey } : { ok: false, reason: r.reason };
 }
@@ -56,9 +59,4 @@ export function signVerificationToken(key: WalletKey, claims: Record<string, unk
   const input = `${enc({ alg: 'ES256', kid: 'corridor-wallet', typ: 'JWT' })}.${enc(claims)}`;
   const sig = sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
   return `${input}.${sig.toString('base64url')}`;
-}
-
-/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }

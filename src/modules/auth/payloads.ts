@@ -4,7 +4,7 @@
  * made for one challenge can never verify against another with otherwise equal content.
  */
 import type { PlatformRow } from '../../store/schema.ts';
-import { canonicalJson } from './signed-retry.ts';
+import { canonicalJson } from '../../lib/canonical-json.ts';
 
 export interface Activity {
   type: string;
@@ -17,5 +17,11 @@ export function organizationId(platform: PlatformRow): string {
 }
 
 export function activityPayload(platform: PlatformRow, requestId: string, nowMs: number, a: Activity): string {
-  return canonicalJson({ organizationId: organizationId(platform), parameters: a.parameters, requestId, timestampMs: String(nowMs), type: a.type });
+  return canonicalJson({
+    organizationId: organizationId(platform),
+    parameters: a.parameters,
+    requestId,
+    timestampMs: String(nowMs),
+    type: a.type,
+  });
 }

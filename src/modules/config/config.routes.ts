@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { ok, write } from '../../http/write.ts';
 import { PlatformConfigSchema, PlatformConfigUpdateSchema } from './config.schemas.ts';
-import { configToWire, updateConfig } from './config.service.ts';
+import { checkConfigPatch, configToWire, updateConfig } from './config.service.ts';
 
 const TAG = 'Platform Configuration';
-const security = [{ BasicAuth: [] }];
 
 export function configRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -16,7 +16,9 @@ export function configRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getPlatformConfig', tags: [TAG], summary: 'Get the platform configuration', security,
+          operationId: 'getPlatformConfig',
+          tags: [TAG],
+          summary: 'Get the platform configuration',
           response: { 200: PlatformConfigSchema, ...errorResponses(401, 403) },
         },
       },
@@ -28,12 +30,18 @@ export function configRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'updatePlatformConfig', tags: [TAG], summary: 'Update the platform configuration (partial; see merge rules)', security,
+          operationId: 'updatePlatformConfig',
+          tags: [TAG],
+          summary: 'Update the platform configuration (partial; see merge rules)',
           body: PlatformConfigUpdateSchema,
           response: { 200: PlatformConfigSchema, ...errorResponses(400, 401, 403, 501) },
         },
       },
-      async (req) => updateConfig(ctx, platformOf(req).platform.id, req.body),
+      async (req, reply) => {
+        // Checked before the unit opens: the endpoint check may wait on DNS.
+        await checkConfigPatch(ctx, platformOf(req).platform, req.body);
+        return write(ctx, req, reply, async (u) => ok(await updateConfig(u, req.body)));
+      },
     );
   };
 }

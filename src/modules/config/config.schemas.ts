@@ -4,10 +4,26 @@ import { Amount, CurrencyCode, DateTime, Obj } from '../../http/schemas.ts';
 
 export const CustomerInfoFieldName = Type.Union(
   [
-    'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID',
-    'REGISTRATION_NUMBER', 'USER_TYPE', 'COUNTRY_OF_RESIDENCE', 'ACCOUNT_IDENTIFIER', 'FI_LEGAL_ENTITY_NAME',
-    'FI_ADDRESS', 'PURPOSE_OF_PAYMENT', 'ULTIMATE_INSTITUTION_COUNTRY', 'IDENTIFIER', 'BUSINESS_TYPE',
-    'COMPANY_LEGAL_NAME', 'ID_TYPE', 'ID_NUMBER',
+    'FULL_NAME',
+    'BIRTH_DATE',
+    'NATIONALITY',
+    'PHONE_NUMBER',
+    'EMAIL',
+    'POSTAL_ADDRESS',
+    'TAX_ID',
+    'REGISTRATION_NUMBER',
+    'USER_TYPE',
+    'COUNTRY_OF_RESIDENCE',
+    'ACCOUNT_IDENTIFIER',
+    'FI_LEGAL_ENTITY_NAME',
+    'FI_ADDRESS',
+    'PURPOSE_OF_PAYMENT',
+    'ULTIMATE_INSTITUTION_COUNTRY',
+    'IDENTIFIER',
+    'BUSINESS_TYPE',
+    'COMPANY_LEGAL_NAME',
+    'ID_TYPE',
+    'ID_NUMBER',
   ].map((v) => Type.Literal(v)),
 );
 
@@ -58,7 +74,9 @@ export const CardTokenization2faConfigSchema = Obj(
         bodyText: Type.Optional(Type.String({ maxLength: 2000 })),
       }),
     ),
-    sms: Type.Optional(Obj({ templateSid: Type.Optional(Type.String({ maxLength: 64 })), bodyText: Type.Optional(Type.String({ maxLength: 480 })) })),
+    sms: Type.Optional(
+      Obj({ templateSid: Type.Optional(Type.String({ maxLength: 64 })), bodyText: Type.Optional(Type.String({ maxLength: 480 })) }),
+    ),
   },
   { title: 'CardTokenization2FAConfig' },
 );

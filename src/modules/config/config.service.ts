@@ -5,15 +5,14 @@
  * - `embeddedWalletConfig` and `cardTokenization2faConfig` merge field by field;
  * - `feeConfigs` upsert on (feeType, sourceCurrency); a config whose fees are both 0 is removed;
  *   only USD fee configs exist (others: 501 NOT_IMPLEMENTED);
- * - a new or changed `webhookEndpoint` queues one TEST event.
+ * - a new or changed `webhookEndpoint` queues one TEST event; a PRODUCTION platform's must not point
+ *   to a loopback, private, link-local or non-routable address (400 on the field).
  */
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import { ApiError, errors, type FieldError } from '../../http/errors.ts';
+import { errors, type FieldError } from '../../http/errors.ts';
 import { findCurrency } from '../../lib/currencies.ts';
-import { iso, platformNowMs } from '../../lib/time.ts';
-import { enqueueEvent } from '../../outbox/outbox.ts';
-import type { Database, PlatformRow } from '../../store/schema.ts';
+import type { PlatformRow } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
 import { listPlatformAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { createInternalAccount, holdingTypeFor } from '../internal-accounts/internal-accounts.service.ts';
 import { getPlatform, updatePlatform } from '../platforms/platforms.repo.ts';
@@ -25,36 +24,55 @@ export function configToWire(p: PlatformRow) {
   return { id: `PlatformConfig:${p.id.slice(p.id.indexOf(':') + 1)}`, ...s, createdAt: p.created_at, updatedAt: p.updated_at };
 }
 
-export async function updateConfig(ctx: AppContext, platformId: string, patch: PlatformConfigUpdate) {
+/**
+ * What PATCH /config checks before its unit opens: the patch's own consistency, and a PRODUCTION
+ * platform's webhookEndpoint, which may ask DNS (bounded, best effort) — never inside a transaction.
+ */
+export async function checkConfigPatch(
+  ctx: AppContext,
+  platform: Pick<PlatformRow, 'id' | 'environment'>,
+  patch: PlatformConfigUpdate,
+): Promise<void> {
   validatePatch(patch);
-  return ctx.db.transaction().execute(async (trx) => {
-    const platform = await getPlatform(trx, platformId, ctx.store.kind);
-    if (!platform) throw errors.notFound('Platform', platformId);
-    const at = iso(platformNowMs(ctx.deps.clock, platform));
-    const before = settingsOf(platform);
-    const next = merge(before, patch);
-    if (patch.supportedCurrencies) await ensureAccounts(trx, ctx, platform.id, next, at);
-    if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== before.webhookEndpoint) {
-      await enqueueEvent(trx, {
-        id: ctx.deps.ids.next('Webhook'),
-        platformId: platform.id,
-        type: 'TEST',
-        resourceId: platform.id,
-        data: {},
-        at,
-      });
-    }
-    const updated: PlatformRow = { ...platform, config: JSON.stringify(next), updated_at: at };
-    await updatePlatform(trx, platform.id, { config: updated.config, updated_at: at });
-    return configToWire(updated);
-  });
+  if (patch.webhookEndpoint !== undefined) await checkWebhookEndpoint(ctx, platform, patch.webhookEndpoint);
+}
+
+/** PATCH /config: merges the (checked) patch into the platform's settings, read afresh under its row lock. */
+export async function updateConfig(u: Unit, patch: PlatformConfigUpdate) {
+  const platform = await getPlatform(u.trx, u.platform.id, { forUpdate: true });
+  if (!platform) throw errors.notFound('Platform', u.platform.id);
+  const at = u.at;
+  const before = settingsOf(platform);
+  const next = merge(before, patch);
+  if (patch.supportedCurrencies) await ensureAccounts(u, next);
+  if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== before.webhookEndpoint) u.emit('TEST', platform.id, {});
+  const updated: PlatformRow = { ...platform, config: JSON.stringify(next), updated_at: at };
+  await updatePlatform(u.trx, platform.id, { config: updated.config, updated_at: at });
+  return configToWire(updated);
+}
+
+/**
+ * A PRODUCTION platform's webhookEndpoint must reach a globally routable address, unless the
+ * operator set CORRIDOR_WEBHOOK_ALLOW_PRIVATE=true (webhook-delivery/target-guard.ts; delivery checks every
+ * connection too).
+ */
+async function checkWebhookEndpoint(ctx: AppContext, platform: Pick<PlatformRow, 'id' | 'environment'>, url: string): Promise<void> {
+  const refused = await ctx.webhooks.endpointRefusal(platform, url);
+  if (refused !== undefined) {
+    const why = refused.replace(/^refused: /, '');
+    throw errors.invalidField(
+      'webhookEndpoint',
+      `${why}; a PRODUCTION platform's webhooks may only go to public (globally routable) addresses`,
+    );
+  }
 }
 
 function validatePatch(patch: PlatformConfigUpdate): void {
   const problems: FieldError[] = [];
   const seen = new Set<string>();
   patch.supportedCurrencies?.forEach((c, i) => {
-    if (!findCurrency(c.currencyCode)) problems.push({ field: `supportedCurrencies.${i}.currencyCode`, message: `unknown currency ${c.currencyCode}` });
+    if (!findCurrency(c.currencyCode))
+      problems.push({ field: `supportedCurrencies.${i}.currencyCode`, message: `unknown currency ${c.currencyCode}` });
     if (seen.has(c.currencyCode)) problems.push({ field: `supportedCurrencies.${i}.currencyCode`, message: 'appears more than once' });
     seen.add(c.currencyCode);
     if (c.minAmount > c.maxAmount) problems.push({ field: `supportedCurrencies.${i}.minAmount`, message: 'must not exceed maxAmount' });
@@ -66,7 +84,7 @@ function validatePatch(patch: PlatformConfigUpdate): void {
   });
   if (problems.length > 0) {
     const unknown = problems.every((p) => p.message.startsWith('unknown currency'));
-    if (unknown) throw new ApiError(400, 'INVALID_CURRENCY', `Invalid currency: ${problems[0]!.message}`, { errors: problems });
+    if (unknown) throw errors.currenciesRejected(`Invalid currency: ${problems[0]!.message}`, problems);
     throw errors.invalidInput(`Invalid configuration: ${problems[0]!.field} ${problems[0]!.message}`, problems);
   }
   const nonUsd = patch.feeConfigs?.find((f) => f.sourceCurrency !== 'USD');
@@ -103,10 +121,17 @@ function upsertFees(current: FeeConfig[], changes: FeeConfig[]): FeeConfig[] {
   return [...byKey.values()];
 }
 
-async function ensureAccounts(trx: Kysely<Database>, ctx: AppContext, platformId: string, s: PlatformSettings, at: string): Promise<void> {
-  const have = new Set((await listPlatformAccounts(trx, platformId, {})).map((a) => a.currency));
+async function ensureAccounts(u: Unit, s: PlatformSettings): Promise<void> {
+  const platformId = u.platform.id;
+  const have = new Set((await listPlatformAccounts(u.trx, platformId, {})).map((a) => a.currency));
   for (const c of s.supportedCurrencies) {
     if (have.has(c.currencyCode)) continue;
-    await createInternalAccount(trx, ctx.deps, { platformId, customerId: null, type: holdingTypeFor(c.currencyCode), currency: c.currencyCode, at });
+    await createInternalAccount(u.trx, u.deps, {
+      platformId,
+      customerId: null,
+      type: holdingTypeFor(c.currencyCode),
+      currency: c.currencyCode,
+      at: u.at,
+    });
   }
 }

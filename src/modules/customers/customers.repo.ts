@@ -1,10 +1,21 @@
 /** SQL for customers. Every query filters on platform_id. */
 import type { Kysely, Updateable } from 'kysely';
+import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { CustomerRow, CustomersTable, Database } from '../../store/schema.ts';
 
-/** The customer with this id on this platform, deleted or not (check `deleted_at` to answer 410). */
-export async function findCustomer(db: Kysely<Database>, platformId: string, id: string): Promise<CustomerRow | undefined> {
-  return db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+/**
+ * The customer with this id on this platform, deleted or not (check `deleted_at` to answer 410).
+ * `{ forUpdate: true }` holds its row until the transaction ends: writes on one customer (its
+ * update, delete, KYC data and submissions) then run one after the other.
+ */
+export async function findCustomer(
+  db: Kysely<Database>,
+  platformId: string,
+  id: string,
+  opts?: LockOptions,
+): Promise<CustomerRow | undefined> {
+  const q = db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  return lockRows(db, q, opts).executeTakeFirst();
 }
 
 export async function insertCustomer(db: Kysely<Database>, row: CustomerRow): Promise<void> {
@@ -12,7 +23,12 @@ export async function insertCustomer(db: Kysely<Database>, row: CustomerRow): Pr
 }
 
 /** Updates a non-deleted customer; false when it is (by now) deleted or unknown. */
-export async function updateActiveCustomer(db: Kysely<Database>, platformId: string, id: string, set: Updateable<CustomersTable>): Promise<boolean> {
+export async function updateActiveCustomer(
+  db: Kysely<Database>,
+  platformId: string,
+  id: string,
+  set: Updateable<CustomersTable>,
+): Promise<boolean> {
   const r = await db
     .updateTable('customers')
     .set(set)
@@ -24,17 +40,38 @@ export async function updateActiveCustomer(db: Kysely<Database>, platformId: str
 }
 
 /** A non-deleted customer with this platformCustomerId, other than `exceptId`. */
-export async function findActiveByPlatformCustomerId(db: Kysely<Database>, platformId: string, platformCustomerId: string, exceptId?: string): Promise<CustomerRow | undefined> {
-  let q = db.selectFrom('customers').selectAll().where('platform_id', '=', platformId)
-    .where('platform_customer_id', '=', platformCustomerId).where('deleted_at', 'is', null);
-  if (exceptId) q = q.where('id', '!=', exceptId);
-  return q.executeTakeFirst();
+export function findActiveByPlatformCustomerId(
+  db: Kysely<Database>,
+  platformId: string,
+  platformCustomerId: string,
+  exceptId?: string,
+): Promise<CustomerRow | undefined> {
+  return findActiveBy(db, platformId, 'platform_customer_id', platformCustomerId, exceptId);
 }
 
 /** A non-deleted customer with this UMA address, other than `exceptId`. */
-export async function findActiveByUmaAddress(db: Kysely<Database>, platformId: string, umaAddress: string, exceptId?: string): Promise<CustomerRow | undefined> {
-  let q = db.selectFrom('customers').selectAll().where('platform_id', '=', platformId)
-    .where('uma_address', '=', umaAddress).where('deleted_at', 'is', null);
+export function findActiveByUmaAddress(
+  db: Kysely<Database>,
+  platformId: string,
+  umaAddress: string,
+  exceptId?: string,
+): Promise<CustomerRow | undefined> {
+  return findActiveBy(db, platformId, 'uma_address', umaAddress, exceptId);
+}
+
+async function findActiveBy(
+  db: Kysely<Database>,
+  platformId: string,
+  column: 'platform_customer_id' | 'uma_address',
+  value: string,
+  exceptId: string | undefined,
+): Promise<CustomerRow | undefined> {
+  let q = db
+    .selectFrom('customers')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where(column, '=', value)
+    .where('deleted_at', 'is', null);
   if (exceptId) q = q.where('id', '!=', exceptId);
   return q.executeTakeFirst();
 }
@@ -53,7 +90,13 @@ export interface CustomerFilter {
 }
 
 /** One page of customers, newest first, plus the total that match the filter. */
-export async function listCustomers(db: Kysely<Database>, platformId: string, f: CustomerFilter, limit: number, afterId: string | undefined) {
+export async function listCustomers(
+  db: Kysely<Database>,
+  platformId: string,
+  f: CustomerFilter,
+  limit: number,
+  afterId: string | undefined,
+) {
   let q = db.selectFrom('customers').where('platform_id', '=', platformId);
   if (!f.includeDeleted) q = q.where('deleted_at', 'is', null);
   if (f.platformCustomerId !== undefined) q = q.where('platform_customer_id', '=', f.platformCustomerId);
@@ -69,7 +112,10 @@ export async function listCustomers(db: Kysely<Database>, platformId: string, f:
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }
 

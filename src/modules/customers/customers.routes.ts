@@ -6,9 +6,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
-import { runOnce } from '../../http/idempotency.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { created, ok, write } from '../../http/write.ts';
 import { normalizeDateTime } from '../../lib/time.ts';
 import { listCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { internalAccountToWire } from '../internal-accounts/internal-accounts.service.ts';
@@ -35,7 +35,6 @@ import {
 } from './customers.service.ts';
 
 const TAG = 'Customers';
-const security = [{ BasicAuth: [] }];
 
 export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -44,17 +43,16 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createCustomer', tags: [TAG], summary: 'Create a customer (individual or business) and its internal accounts', security,
+          operationId: 'createCustomer',
+          tags: [TAG],
+          summary: 'Create a customer (individual or business) and its internal accounts',
           // Optional, as on the live API's other creates: a replay returns the first response.
           headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
           body: CustomerCreateSchema,
           response: { 201: CustomerSchema, ...errorResponses(400, 401, 403, 409) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({ status: 201, body: await createCustomer(trx, ctx, platform, req.body) }));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createCustomer(u, req.body))),
     );
 
     app.get(
@@ -62,7 +60,9 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listCustomers', tags: [TAG], summary: 'List customers', security,
+          operationId: 'listCustomers',
+          tags: [TAG],
+          summary: 'List customers',
           querystring: CustomerListQuery,
           response: { 200: CustomerListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -99,7 +99,9 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getEndUserTerms', tags: [TAG], summary: 'The current End User Terms version and where they are published', security,
+          operationId: 'getEndUserTerms',
+          tags: [TAG],
+          summary: 'The current End User Terms version and where they are published',
           response: { 200: EndUserTermsSchema, ...errorResponses(401, 403) },
         },
       },
@@ -111,7 +113,9 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listCustomerInternalAccounts', tags: ['Internal Accounts'], summary: "List customers' internal accounts", security,
+          operationId: 'listCustomerInternalAccounts',
+          tags: ['Internal Accounts'],
+          summary: "List customers' internal accounts",
           querystring: CustomerInternalAccountsQuery,
           response: { 200: InternalAccountListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -128,7 +132,9 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           decodeCursor(q.cursor),
         );
         const customerIds = [...new Set(rows.map((r) => r.customer_id).filter((c): c is string => c !== null))];
-        const names = new Map((await findCustomersByIds(ctx.db, platform.id, customerIds)).map((c) => [c.id, customerHolderName(c, platform.name)]));
+        const names = new Map(
+          (await findCustomersByIds(ctx.db, platform.id, customerIds)).map((c) => [c.id, customerHolderName(c, platform.name)]),
+        );
         return toPage(rows, limit, totalCount, (r) => internalAccountToWire(r, names.get(r.customer_id ?? '') ?? platform.name));
       },
     );
@@ -138,7 +144,9 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getCustomerById', tags: [TAG], summary: 'Get a customer (a deleted one reads with isDeleted: true)', security,
+          operationId: 'getCustomerById',
+          tags: [TAG],
+          summary: 'Get a customer (a deleted one reads with isDeleted: true)',
           params: CustomerIdParams,
           response: { 200: CustomerSchema, ...errorResponses(401, 403, 404) },
         },
@@ -151,13 +159,15 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'updateCustomerById', tags: [TAG], summary: 'Update a customer (partial; currencies replaces the list)', security,
+          operationId: 'updateCustomerById',
+          tags: [TAG],
+          summary: 'Update a customer (partial; currencies replaces the list)',
           params: CustomerIdParams,
           body: CustomerUpdateSchema,
           response: { 200: CustomerSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req) => updateCustomer(ctx, platformOf(req).platform, req.params.customerId, req.body),
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await updateCustomer(u, req.params.customerId, req.body))),
     );
 
     app.delete(
@@ -165,12 +175,14 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'deleteCustomerById', tags: [TAG], summary: 'Delete a customer (soft delete; returns the deleted customer)', security,
+          operationId: 'deleteCustomerById',
+          tags: [TAG],
+          summary: 'Delete a customer (soft delete; returns the deleted customer)',
           params: CustomerIdParams,
           response: { 200: CustomerSchema, ...errorResponses(401, 403, 404, 410) },
         },
       },
-      async (req) => deleteCustomer(ctx, platformOf(req).platform, req.params.customerId),
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await deleteCustomer(u, req.params.customerId))),
     );
   };
 }

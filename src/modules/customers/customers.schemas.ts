@@ -9,7 +9,10 @@ import { InternalAccountSchema, InternalAccountType } from '../internal-accounts
 
 /** An enum of string literals. */
 function Enum<T extends string>(values: readonly T[], options: SchemaOptions = {}) {
-  return Type.Union(values.map((v) => Type.Literal(v)), options);
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
 }
 
 /**
@@ -32,42 +35,117 @@ const Text = (maxLength = 255) => Type.String({ minLength: 1, maxLength });
 const DateOnly = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
 export const CustomerTypeSchema = Enum(['INDIVIDUAL', 'BUSINESS'] as const, { description: 'Individual person or business entity' });
-export type CustomerType = Static<typeof CustomerTypeSchema>;
 
 const VerificationStatusValues = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD'] as const;
-export const KycStatusSchema = Enum(VerificationStatusValues, { description: 'KYC status of an individual customer; HOLD: more information may be needed' });
-export const KybStatusSchema = Enum(VerificationStatusValues, { description: 'KYB status of a business customer; HOLD: more information may be needed' });
+export const KycStatusSchema = Enum(VerificationStatusValues, {
+  description: 'KYC status of an individual customer; HOLD: more information may be needed',
+});
+export const KybStatusSchema = Enum(VerificationStatusValues, {
+  description: 'KYB status of a business customer; HOLD: more information may be needed',
+});
 export type VerificationStatus = (typeof VerificationStatusValues)[number];
 
 export const IdentificationTypeSchema = Enum(['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'] as const);
 const PurposeOfAccount = Enum([
-  'CONTRACTOR_PAYOUTS', 'CREATOR_PAYOUTS', 'EMPLOYEE_PAYOUTS', 'MARKETPLACE_SELLER_PAYOUTS', 'SUPPLIER_PAYMENTS',
-  'CROSS_BORDER_B2B', 'AR_AUTOMATION', 'AP_AUTOMATION', 'EMBEDDED_PAYMENTS', 'PLATFORM_FEE_COLLECTION',
-  'P2P_TRANSFERS', 'CHARITABLE_DONATIONS', 'OTHER',
+  'CONTRACTOR_PAYOUTS',
+  'CREATOR_PAYOUTS',
+  'EMPLOYEE_PAYOUTS',
+  'MARKETPLACE_SELLER_PAYOUTS',
+  'SUPPLIER_PAYMENTS',
+  'CROSS_BORDER_B2B',
+  'AR_AUTOMATION',
+  'AP_AUTOMATION',
+  'EMBEDDED_PAYMENTS',
+  'PLATFORM_FEE_COLLECTION',
+  'P2P_TRANSFERS',
+  'CHARITABLE_DONATIONS',
+  'OTHER',
 ] as const);
-const ExpectedMonthlyTransactionCount = Enum(['COUNT_UNDER_10', 'COUNT_10_TO_100', 'COUNT_100_TO_500', 'COUNT_500_TO_1000', 'COUNT_OVER_1000'] as const);
-const ExpectedMonthlyTransactionVolume = Enum(['VOLUME_UNDER_10K', 'VOLUME_10K_TO_100K', 'VOLUME_100K_TO_1M', 'VOLUME_1M_TO_10M', 'VOLUME_OVER_10M'] as const);
+const ExpectedMonthlyTransactionCount = Enum([
+  'COUNT_UNDER_10',
+  'COUNT_10_TO_100',
+  'COUNT_100_TO_500',
+  'COUNT_500_TO_1000',
+  'COUNT_OVER_1000',
+] as const);
+const ExpectedMonthlyTransactionVolume = Enum([
+  'VOLUME_UNDER_10K',
+  'VOLUME_10K_TO_100K',
+  'VOLUME_100K_TO_1M',
+  'VOLUME_1M_TO_10M',
+  'VOLUME_OVER_10M',
+] as const);
 const IndividualSourceOfFundsCategory = Enum([
-  'SALARY', 'SELF_EMPLOYMENT_INCOME', 'INVESTMENT_INCOME', 'PENSION', 'RENTAL_INCOME', 'GIFT', 'INHERITANCE', 'LOAN',
-  'SAVINGS', 'SALE_OF_ASSETS', 'OTHER',
+  'SALARY',
+  'SELF_EMPLOYMENT_INCOME',
+  'INVESTMENT_INCOME',
+  'PENSION',
+  'RENTAL_INCOME',
+  'GIFT',
+  'INHERITANCE',
+  'LOAN',
+  'SAVINGS',
+  'SALE_OF_ASSETS',
+  'OTHER',
 ] as const);
-const SourceOfWealthCategory = Enum(['SALARY', 'BUSINESS_INCOME', 'INVESTMENTS', 'INHERITANCE', 'PROPERTY_SALE', 'GIFT', 'RETIREMENT', 'SAVINGS', 'OTHER'] as const);
+const SourceOfWealthCategory = Enum([
+  'SALARY',
+  'BUSINESS_INCOME',
+  'INVESTMENTS',
+  'INHERITANCE',
+  'PROPERTY_SALE',
+  'GIFT',
+  'RETIREMENT',
+  'SAVINGS',
+  'OTHER',
+] as const);
 const AnnualIncomeRange = Enum(['UNDER_50K', 'RANGE_50K_100K', 'RANGE_100K_250K', 'RANGE_250K_1M', 'OVER_1M'] as const);
 const NetWorthRange = Enum(['UNDER_100K', 'RANGE_100K_500K', 'RANGE_500K_1M', 'RANGE_1M_5M', 'RANGE_5M_25M', 'OVER_25M'] as const);
 const PepStatus = Enum(['NONE', 'DOMESTIC', 'FOREIGN', 'HIO', 'FAMILY_OR_ASSOCIATE'] as const);
 const EntityType = Enum([
-  'SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'PUBLICLY_LISTED_COMPANY',
-  'TRUST', 'PRIVATE_FOUNDATION', 'CHARITY', 'OTHER',
+  'SOLE_PROPRIETORSHIP',
+  'PARTNERSHIP',
+  'LLC',
+  'CORPORATION',
+  'S_CORPORATION',
+  'NON_PROFIT',
+  'PUBLICLY_LISTED_COMPANY',
+  'TRUST',
+  'PRIVATE_FOUNDATION',
+  'CHARITY',
+  'OTHER',
 ] as const);
 const BusinessType = Enum([
-  'AGRICULTURE_FORESTRY_FISHING_AND_HUNTING', 'MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION', 'UTILITIES', 'CONSTRUCTION',
-  'MANUFACTURING', 'WHOLESALE_TRADE', 'RETAIL_TRADE', 'TRANSPORTATION_AND_WAREHOUSING', 'INFORMATION',
-  'FINANCE_AND_INSURANCE', 'REAL_ESTATE_AND_RENTAL_AND_LEASING', 'PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES',
-  'MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES', 'ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES',
-  'EDUCATIONAL_SERVICES', 'HEALTH_CARE_AND_SOCIAL_ASSISTANCE', 'ARTS_ENTERTAINMENT_AND_RECREATION',
-  'ACCOMMODATION_AND_FOOD_SERVICES', 'OTHER_SERVICES', 'PUBLIC_ADMINISTRATION',
+  'AGRICULTURE_FORESTRY_FISHING_AND_HUNTING',
+  'MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION',
+  'UTILITIES',
+  'CONSTRUCTION',
+  'MANUFACTURING',
+  'WHOLESALE_TRADE',
+  'RETAIL_TRADE',
+  'TRANSPORTATION_AND_WAREHOUSING',
+  'INFORMATION',
+  'FINANCE_AND_INSURANCE',
+  'REAL_ESTATE_AND_RENTAL_AND_LEASING',
+  'PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES',
+  'MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES',
+  'ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES',
+  'EDUCATIONAL_SERVICES',
+  'HEALTH_CARE_AND_SOCIAL_ASSISTANCE',
+  'ARTS_ENTERTAINMENT_AND_RECREATION',
+  'ACCOMMODATION_AND_FOOD_SERVICES',
+  'OTHER_SERVICES',
+  'PUBLIC_ADMINISTRATION',
 ] as const);
-const SourceOfFundsCategory = Enum(['OPERATING_REVENUE', 'INVESTMENT_INCOME', 'LOANS', 'VENTURE_CAPITAL', 'PERSONAL_SAVINGS', 'DONATIONS', 'OTHER'] as const);
+const SourceOfFundsCategory = Enum([
+  'OPERATING_REVENUE',
+  'INVESTMENT_INCOME',
+  'LOANS',
+  'VENTURE_CAPITAL',
+  'PERSONAL_SAVINGS',
+  'DONATIONS',
+  'OTHER',
+] as const);
 
 export const AddressSchema = Obj(
   {
@@ -168,7 +246,9 @@ const CreateBaseFields = {
   currencies: Type.Optional(Currencies),
   email: Type.Optional(Email),
   phoneNumber: Type.Optional(Phone),
-  umaAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: '`$user@<platform umaDomain>`; generated when absent' })),
+  umaAddress: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 320, description: '`$user@<platform umaDomain>`; generated when absent' }),
+  ),
   endUserTermsConsent: Type.Optional(EndUserTermsConsentSchema),
 };
 
@@ -200,7 +280,12 @@ export const IndividualCustomerUpdateSchema = Obj(
   { title: 'IndividualCustomerUpdateRequest' },
 );
 export const BusinessCustomerUpdateSchema = Obj(
-  { customerType: Type.Literal('BUSINESS'), ...UpdateBaseFields, address: Type.Optional(AddressSchema), businessInfo: Type.Optional(BusinessInfoUpdateSchema) },
+  {
+    customerType: Type.Literal('BUSINESS'),
+    ...UpdateBaseFields,
+    address: Type.Optional(AddressSchema),
+    businessInfo: Type.Optional(BusinessInfoUpdateSchema),
+  },
   { title: 'BusinessCustomerUpdateRequest' },
 );
 export const CustomerUpdateSchema = OneOf([IndividualCustomerUpdateSchema, BusinessCustomerUpdateSchema], 'customerType', {
@@ -240,8 +325,6 @@ export const BusinessCustomerSchema = Obj(
 );
 export const CustomerSchema = OneOf([IndividualCustomerSchema, BusinessCustomerSchema], 'customerType', { title: 'CustomerOneOf' });
 export type CustomerWire = Static<typeof CustomerSchema>;
-export type IndividualCustomerWire = Static<typeof IndividualCustomerSchema>;
-export type BusinessCustomerWire = Static<typeof BusinessCustomerSchema>;
 
 export const CustomerListQuery = Obj({
   platformCustomerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),

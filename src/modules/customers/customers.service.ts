@@ -17,11 +17,11 @@
  */
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
-import { iso, platformNowMs } from '../../lib/time.ts';
-import { enqueueEvent } from '../../outbox/outbox.ts';
+import { type ApiError, errors } from '../../http/errors.ts';
+import type { LockOptions } from '../../store/row-lock.ts';
 import type { CustomerRow, Database, PlatformRow } from '../../store/schema.ts';
-import type { WebhookType } from '../../webhooks/catalogue.ts';
+import type { Unit } from '../../unit.ts';
+import type { WebhookType } from '../../webhook-delivery/catalogue.ts';
 import { findCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { createInternalAccount, holdingTypeFor } from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
@@ -68,11 +68,6 @@ export function parseCustomerData(row: CustomerRow): CustomerData {
 
 export function customerCurrencies(row: CustomerRow): string[] {
   return JSON.parse(row.currencies) as string[];
-}
-
-/** Whether the customer's End User Terms consent is on record (customer-scoped money movement needs it on unregulated platforms). */
-export function endUserTermsAccepted(row: CustomerRow): boolean {
-  return parseCustomerData(row).endUserTermsConsent !== undefined;
 }
 
 /** The customer's own name (fullName or the business's legal name), when it has one. */
@@ -140,49 +135,55 @@ export function customerStatusEventType(customerType: string, status: string): W
   return status === 'PENDING' || status === 'APPROVED' || status === 'REJECTED' ? `CUSTOMER.${kind}_${status}` : undefined;
 }
 
-async function enqueueStatusEvent(trx: Kysely<Database>, ctx: AppContext, row: CustomerRow, status: string, at: string): Promise<void> {
+function emitStatusEvent(u: Unit, row: CustomerRow, status: string): void {
   const type = customerStatusEventType(row.customer_type, status);
-  if (!type) return;
-  await enqueueEvent(trx, { id: ctx.deps.ids.next('Webhook'), platformId: row.platform_id, type, resourceId: row.id, data: customerToWire(row), at });
+  if (type) u.emit(type, row.id, customerToWire(row));
 }
 
 /**
- * Sets a customer's verification status (kycStatus for individuals, kybStatus for businesses) in
- * the caller's transaction and, when it changed into PENDING, APPROVED or REJECTED, queues the
- * matching CUSTOMER.* event. For the verification flows.
+ * The customer, for a service that acts on it: unknown (or another platform's) → 404
+ * USER_NOT_FOUND, deleted → 410 CUSTOMER_DELETED. With `{ forUpdate: true }` its row stays locked
+ * until the transaction ends, so writes on one customer run one after the other.
  */
-export async function setCustomerVerificationStatus(
-  trx: Kysely<Database>,
-  ctx: AppContext,
-  platform: PlatformRow,
-  customerId: string,
-  status: VerificationStatus,
-): Promise<CustomerRow> {
-  const row = await findCustomer(trx, platform.id, customerId);
-  if (!row) throw errors.customerNotFound(customerId);
-  if (row.deleted_at !== null) throw errors.customerDeleted(customerId);
+export async function requireCustomer(db: Kysely<Database>, platformId: string, id: string, opts?: LockOptions): Promise<CustomerRow> {
+  const row = await findCustomer(db, platformId, id, opts);
+  if (!row) throw errors.customerNotFound(id);
+  if (row.deleted_at !== null) throw errors.customerDeleted(id);
+  return row;
+}
+
+/**
+ * Sets a customer's verification status (kycStatus for individuals, kybStatus for businesses) and,
+ * when it changed into PENDING, APPROVED or REJECTED, emits the matching CUSTOMER.* event. For the
+ * verification flows.
+ */
+export async function setCustomerVerificationStatus(u: Unit, customerId: string, status: VerificationStatus): Promise<CustomerRow> {
+  const row = await requireCustomer(u.trx, u.platform.id, customerId, { forUpdate: true });
   const current = row.customer_type === 'BUSINESS' ? row.kyb_status : row.kyc_status;
   if (current === status) return row;
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
   const set = row.customer_type === 'BUSINESS' ? { kyb_status: status } : { kyc_status: status };
-  if (!(await updateActiveCustomer(trx, platform.id, row.id, { ...set, updated_at: at }))) throw errors.customerDeleted(customerId);
-  const updated: CustomerRow = { ...row, ...set, updated_at: at };
-  await enqueueStatusEvent(trx, ctx, updated, status, at);
+  if (!(await updateActiveCustomer(u.trx, u.platform.id, row.id, { ...set, updated_at: u.at }))) throw errors.customerDeleted(customerId);
+  const updated: CustomerRow = { ...row, ...set, updated_at: u.at };
+  emitStatusEvent(u, updated, status);
   return updated;
 }
 
 /** A UMA username derived from the platform's customer id (characters outside the set become `-`). */
 function umaUserFrom(platformCustomerId: string): string {
-  const user = platformCustomerId.toLowerCase().replace(/[^a-z0-9\-_.+]/g, '-').replace(/-{2,}/g, '-').replace(/^-|-$/g, '');
+  const user = platformCustomerId
+    .toLowerCase()
+    .replace(/[^a-z0-9\-_.+]/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-|-$/g, '');
   return (user === '' ? 'customer' : user).slice(0, 48);
 }
 
-async function generateUmaAddress(trx: Kysely<Database>, ctx: AppContext, platformId: string, platformCustomerId: string, domain: string): Promise<string> {
+async function generateUmaAddress(u: Unit, platformCustomerId: string, domain: string): Promise<string> {
   const user = umaUserFrom(platformCustomerId);
   let candidate = `$${user}@${domain.toLowerCase()}`;
   // A handful of attempts: a random 6-hex suffix collides with vanishing probability.
-  for (let i = 0; i < 5 && (await findActiveByUmaAddress(trx, platformId, candidate)); i++) {
-    candidate = `$${user}-${ctx.deps.rng.bytes(3).toString('hex')}@${domain.toLowerCase()}`;
+  for (let i = 0; i < 5 && (await findActiveByUmaAddress(u.trx, u.platform.id, candidate)); i++) {
+    candidate = `$${user}-${u.deps.rng.bytes(3).toString('hex')}@${domain.toLowerCase()}`;
   }
   return candidate;
 }
@@ -193,17 +194,24 @@ async function generateUmaAddress(trx: Kysely<Database>, ctx: AppContext, platfo
  * Gives the customer a holding account in each of `currencies` it lacks, and an EMBEDDED_WALLET
  * (USDB) when the platform supports USDB; existing accounts are kept as they are.
  */
-async function ensureCustomerAccounts(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, customerId: string, currencies: string[], at: string): Promise<void> {
+async function ensureCustomerAccounts(u: Unit, customerId: string, currencies: string[]): Promise<void> {
+  const { trx, platform, deps, at } = u;
   const existing = await findCustomerAccounts(trx, platform.id, customerId);
   const has = (type: string, currency: string) => existing.some((a) => a.type === type && a.currency === currency);
   for (const c of currencies) {
     if (c === WALLET_CURRENCY) continue; // the embedded wallet below is the customer's USDB account
     const type = holdingTypeFor(c);
-    if (!has(type, c)) await createInternalAccount(trx, ctx.deps, { platformId: platform.id, customerId, type, currency: c, at });
+    if (!has(type, c)) await createInternalAccount(trx, deps, { platformId: platform.id, customerId, type, currency: c, at });
   }
   const walletSupported = settingsOf(platform).supportedCurrencies.some((c) => c.currencyCode === WALLET_CURRENCY);
   if (walletSupported && !existing.some((a) => a.type === 'EMBEDDED_WALLET')) {
-    await createInternalAccount(trx, ctx.deps, { platformId: platform.id, customerId, type: 'EMBEDDED_WALLET', currency: WALLET_CURRENCY, at });
+    await createInternalAccount(trx, deps, {
+      platformId: platform.id,
+      customerId,
+      type: 'EMBEDDED_WALLET',
+      currency: WALLET_CURRENCY,
+      at,
+    });
   }
 }
 
@@ -222,9 +230,9 @@ function duplicatePlatformCustomerId(id: string): ApiError {
 
 // ── operations ────────────────────────────────────────────────────────────────────────────────
 
-/** Creates the customer, its accounts and its status event in the caller's transaction. */
-export async function createCustomer(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: CustomerCreate): Promise<CustomerWire> {
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
+/** Creates the customer, its accounts and its status event. */
+export async function createCustomer(u: Unit, body: CustomerCreate): Promise<CustomerWire> {
+  const { trx, platform, deps, at } = u;
   const today = at.slice(0, 10);
   const settings = settingsOf(platform);
   const { customerType, platformCustomerId: givenId, region, currencies: givenCurrencies, umaAddress: givenUma, ...rest } = body;
@@ -240,14 +248,14 @@ export async function createCustomer(trx: Kysely<Database>, ctx: AppContext, pla
   checkCurrencies(platform, currencies);
   checkTermsVersion(data.endUserTermsConsent);
   const wantedUma = givenUma !== undefined ? normalizeUmaAddress(givenUma, settings.umaDomain) : undefined;
-  const platformCustomerId = givenId ?? ctx.deps.rng.bytes(8).toString('hex');
+  const platformCustomerId = givenId ?? deps.rng.bytes(8).toString('hex');
 
   if (await findActiveByPlatformCustomerId(trx, platform.id, platformCustomerId)) throw duplicatePlatformCustomerId(platformCustomerId);
   if (wantedUma && (await findActiveByUmaAddress(trx, platform.id, wantedUma))) throw errors.umaAddressExists(wantedUma);
-  const umaAddress = wantedUma ?? (await generateUmaAddress(trx, ctx, platform.id, platformCustomerId, settings.umaDomain));
+  const umaAddress = wantedUma ?? (await generateUmaAddress(u, platformCustomerId, settings.umaDomain));
   const status: VerificationStatus = customerType === 'INDIVIDUAL' ? initialKycStatus(platform, data.fullName) : 'UNVERIFIED';
   const row: CustomerRow = {
-    id: ctx.deps.ids.next('Customer'),
+    id: deps.ids.next('Customer'),
     platform_id: platform.id,
     customer_type: customerType,
     platform_customer_id: platformCustomerId,
@@ -266,8 +274,8 @@ export async function createCustomer(trx: Kysely<Database>, ctx: AppContext, pla
   } catch (err) {
     rethrowUnique(err, platformCustomerId, umaAddress);
   }
-  await ensureCustomerAccounts(trx, ctx, platform, row.id, currencies, at);
-  await enqueueStatusEvent(trx, ctx, row, status, at);
+  await ensureCustomerAccounts(u, row.id, currencies);
+  emitStatusEvent(u, row, status);
   return customerToWire(row);
 }
 
@@ -278,88 +286,79 @@ export async function getCustomer(ctx: AppContext, platform: PlatformRow, id: st
   return customerToWire(row);
 }
 
-/** A non-deleted customer, for changes: 404 when unknown, 410 when deleted. */
-async function activeCustomer(db: Kysely<Database>, platformId: string, id: string): Promise<CustomerRow> {
-  const row = await findCustomer(db, platformId, id);
-  if (!row) throw errors.customerNotFound(id);
-  if (row.deleted_at !== null) throw errors.customerDeleted(id);
-  return row;
-}
-
 /**
  * Partial update: given top-level fields replace the stored ones (`address` as a whole,
  * `currencies` as a list), `businessInfo` merges field by field. New currencies get accounts.
  */
-export async function updateCustomer(ctx: AppContext, platform: PlatformRow, id: string, body: CustomerUpdate): Promise<CustomerWire> {
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
+export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate): Promise<CustomerWire> {
+  const { trx, platform, at } = u;
   const settings = settingsOf(platform);
-  return ctx.db.transaction().execute(async (trx) => {
-    const row = await activeCustomer(trx, platform.id, id);
-    const { customerType, currencies, umaAddress: givenUma, ...rest } = body;
-    if (customerType !== row.customer_type) {
-      throw errors.invalidInput(`customerType: this customer is ${row.customer_type}`, [
-        { field: 'customerType', message: `must be ${row.customer_type}, the type of this customer`, constraint: { enum: [row.customer_type] } },
-      ]);
-    }
-    if (rest.email !== undefined && rest.phoneNumber !== undefined) {
-      throw errors.invalidInput('email and phoneNumber must be changed in separate requests', [
-        { field: 'email', message: 'cannot be changed together with phoneNumber' },
-        { field: 'phoneNumber', message: 'cannot be changed together with email' },
-      ]);
-    }
-    const before = parseCustomerData(row);
-    let data: CustomerData;
-    if (customerType === 'INDIVIDUAL') {
-      data = withIssuanceDefault({ ...before, ...rest });
-      throwProblems(individualProblems(data, at.slice(0, 10)));
-    } else {
-      const { businessInfo, ...top } = rest as { businessInfo?: BusinessInfoUpdate } & Partial<CustomerData>;
-      data = { ...before, ...top, ...(businessInfo ? { businessInfo: { ...before.businessInfo, ...businessInfo } } : {}) };
-      throwProblems(businessProblems(data.businessInfo, at.slice(0, 10)));
-    }
-    if (currencies) checkCurrencies(platform, currencies);
-    checkTermsVersion(rest.endUserTermsConsent);
-    const umaAddress = givenUma !== undefined ? normalizeUmaAddress(givenUma, settings.umaDomain) : row.uma_address;
-    if (umaAddress !== row.uma_address && (await findActiveByUmaAddress(trx, platform.id, umaAddress, row.id))) {
-      throw errors.umaAddressExists(umaAddress);
-    }
-    const updated: CustomerRow = {
-      ...row,
-      data: JSON.stringify(data),
-      currencies: currencies ? JSON.stringify(currencies) : row.currencies,
-      uma_address: umaAddress,
+  const row = await requireCustomer(trx, platform.id, id, { forUpdate: true });
+  const { customerType, currencies, umaAddress: givenUma, ...rest } = body;
+  if (customerType !== row.customer_type) {
+    throw errors.invalidInput(`customerType: this customer is ${row.customer_type}`, [
+      {
+        field: 'customerType',
+        message: `must be ${row.customer_type}, the type of this customer`,
+        constraint: { enum: [row.customer_type] },
+      },
+    ]);
+  }
+  if (rest.email !== undefined && rest.phoneNumber !== undefined) {
+    throw errors.invalidInput('email and phoneNumber must be changed in separate requests', [
+      { field: 'email', message: 'cannot be changed together with phoneNumber' },
+      { field: 'phoneNumber', message: 'cannot be changed together with email' },
+    ]);
+  }
+  const before = parseCustomerData(row);
+  let data: CustomerData;
+  if (customerType === 'INDIVIDUAL') {
+    data = withIssuanceDefault({ ...before, ...rest });
+    throwProblems(individualProblems(data, at.slice(0, 10)));
+  } else {
+    const { businessInfo, ...top } = rest as { businessInfo?: BusinessInfoUpdate } & Partial<CustomerData>;
+    data = { ...before, ...top, ...(businessInfo ? { businessInfo: { ...before.businessInfo, ...businessInfo } } : {}) };
+    throwProblems(businessProblems(data.businessInfo, at.slice(0, 10)));
+  }
+  if (currencies) checkCurrencies(platform, currencies);
+  checkTermsVersion(rest.endUserTermsConsent);
+  const umaAddress = givenUma !== undefined ? normalizeUmaAddress(givenUma, settings.umaDomain) : row.uma_address;
+  if (umaAddress !== row.uma_address && (await findActiveByUmaAddress(trx, platform.id, umaAddress, row.id))) {
+    throw errors.umaAddressExists(umaAddress);
+  }
+  const updated: CustomerRow = {
+    ...row,
+    data: JSON.stringify(data),
+    currencies: currencies ? JSON.stringify(currencies) : row.currencies,
+    uma_address: umaAddress,
+    updated_at: at,
+  };
+  // A request that changes nothing writes nothing (and so does not move updatedAt); a given
+  // `currencies` still opens any account the customer lacks (e.g. the wallet once USDB is supported).
+  if (updated.data === row.data && updated.currencies === row.currencies && updated.uma_address === row.uma_address) {
+    if (currencies) await ensureCustomerAccounts(u, row.id, currencies);
+    return customerToWire(row);
+  }
+  try {
+    const ok = await updateActiveCustomer(trx, platform.id, row.id, {
+      data: updated.data,
+      currencies: updated.currencies,
+      uma_address: updated.uma_address,
       updated_at: at,
-    };
-    // A request that changes nothing writes nothing (and so does not move updatedAt); a given
-    // `currencies` still opens any account the customer lacks (e.g. the wallet once USDB is supported).
-    if (updated.data === row.data && updated.currencies === row.currencies && updated.uma_address === row.uma_address) {
-      if (currencies) await ensureCustomerAccounts(trx, ctx, platform, row.id, currencies, at);
-      return customerToWire(row);
-    }
-    try {
-      const ok = await updateActiveCustomer(trx, platform.id, row.id, {
-        data: updated.data,
-        currencies: updated.currencies,
-        uma_address: updated.uma_address,
-        updated_at: at,
-      });
-      if (!ok) throw errors.customerDeleted(id); // deleted by a concurrent request
-    } catch (err) {
-      rethrowUnique(err, row.platform_customer_id, umaAddress);
-    }
-    if (currencies) await ensureCustomerAccounts(trx, ctx, platform, row.id, currencies, at);
-    return customerToWire(updated);
-  });
+    });
+    if (!ok) throw errors.customerDeleted(id); // deleted by a concurrent request
+  } catch (err) {
+    rethrowUnique(err, row.platform_customer_id, umaAddress);
+  }
+  if (currencies) await ensureCustomerAccounts(u, row.id, currencies);
+  return customerToWire(updated);
 }
 
 /** Soft delete; returns the deleted customer. A second delete is 410 CUSTOMER_DELETED. */
-export async function deleteCustomer(ctx: AppContext, platform: PlatformRow, id: string): Promise<CustomerWire> {
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
-  return ctx.db.transaction().execute(async (trx) => {
-    const row = await activeCustomer(trx, platform.id, id);
-    // Conditional on still being active, so two concurrent deletes give one 200 and one 410.
-    if (!(await updateActiveCustomer(trx, platform.id, row.id, { deleted_at: at, updated_at: at }))) throw errors.customerDeleted(id);
-    return customerToWire({ ...row, deleted_at: at, updated_at: at });
-  });
+export async function deleteCustomer(u: Unit, id: string): Promise<CustomerWire> {
+  const { trx, platform, at } = u;
+  const row = await requireCustomer(trx, platform.id, id, { forUpdate: true });
+  // Conditional on still being active, so two concurrent deletes give one 200 and one 410.
+  if (!(await updateActiveCustomer(trx, platform.id, row.id, { deleted_at: at, updated_at: at }))) throw errors.customerDeleted(id);
+  return customerToWire({ ...row, deleted_at: at, updated_at: at });
 }
-

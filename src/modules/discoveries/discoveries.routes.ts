@@ -5,7 +5,6 @@ import { DiscoveryListSchema, DiscoveryQuery } from './discoveries.schemas.ts';
 import { listDiscoveries } from './discoveries.service.ts';
 
 const TAG = 'Discoveries';
-const security = [{ BasicAuth: [] }];
 
 export function discoveryRoutes(): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -18,7 +17,6 @@ export function discoveryRoutes(): FastifyPluginAsyncTypebox {
           tags: [TAG],
           summary: 'List receiving institutions',
           description: 'Banks and wallets that can receive payouts, filtered by country and currency; no filter lists all of them.',
-          security,
           querystring: DiscoveryQuery,
           response: { 200: DiscoveryListSchema, ...errorResponses(400, 401, 403) },
         },

@@ -8,7 +8,6 @@ import { ExchangeRateListSchema, ExchangeRateQuery } from './exchange-rates.sche
 import { listExchangeRates } from './exchange-rates.service.ts';
 
 const TAG = 'Exchange Rates';
-const security = [{ BasicAuth: [] }];
 
 export function exchangeRateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -23,7 +22,6 @@ export function exchangeRateRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           description:
             'Rates from the source currency to each destination currency, priced for sendingAmount and including the ' +
             "platform's cross-currency fees. Rates change at most once per 5-minute window; updatedAt is the window start.",
-          security,
           querystring: ExchangeRateQuery,
           response: { 200: ExchangeRateListSchema, ...errorResponses(400, 401, 403) },
         },

@@ -3,9 +3,29 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CurrencySchema, MAX_AMOUNT, Obj } from '../../http/schemas.ts';
 
 export const PAYMENT_RAILS = [
-  'ACH', 'ACH_COLOMBIA', 'BANK_TRANSFER', 'BRE_B', 'CIPS', 'FAST', 'FASTER_PAYMENTS', 'FEDNOW', 'INSTAPAY',
-  'MOBILE_MONEY', 'NEFT', 'PAYNOW', 'PESONET', 'PIX', 'RTGS', 'RTP', 'SEPA', 'SEPA_INSTANT', 'SPEI', 'SWIFT',
-  'UNIONPAY', 'UPI', 'WIRE',
+  'ACH',
+  'ACH_COLOMBIA',
+  'BANK_TRANSFER',
+  'BRE_B',
+  'CIPS',
+  'FAST',
+  'FASTER_PAYMENTS',
+  'FEDNOW',
+  'INSTAPAY',
+  'MOBILE_MONEY',
+  'NEFT',
+  'PAYNOW',
+  'PESONET',
+  'PIX',
+  'RTGS',
+  'RTP',
+  'SEPA',
+  'SEPA_INSTANT',
+  'SPEI',
+  'SWIFT',
+  'UNIONPAY',
+  'UPI',
+  'WIRE',
 ] as const;
 export type PaymentRail = (typeof PAYMENT_RAILS)[number];
 
@@ -19,12 +39,18 @@ export const DEFAULT_SENDING_AMOUNT = 10_000;
 
 export const ExchangeRateQuery = Obj({
   sourceCurrency: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 16, description: 'Source currency code; defaults to the platform fiat currency', examples: ['USD'] }),
+    Type.String({
+      minLength: 1,
+      maxLength: 16,
+      description: 'Source currency code; defaults to the platform fiat currency',
+      examples: ['USD'],
+    }),
   ),
   destinationCurrency: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 16 }), {
+    Type.Array(Type.String({ minLength: 1, maxLength: 850 }), {
       maxItems: 50,
-      description: 'Destination currency code; repeat the key for several (`&destinationCurrency=INR&destinationCurrency=GBP`). Omitted: every other currency with a payout rail',
+      description:
+        'Destination currency code; repeat the key (`&destinationCurrency=INR&destinationCurrency=GBP`) or separate codes with commas (`destinationCurrency=INR,GBP`, as the live SDK sends them) for several. Omitted: every other currency with a payout rail',
       examples: [['INR']],
     }),
   ),
@@ -43,7 +69,10 @@ export type ExchangeRateQueryT = Static<typeof ExchangeRateQuery>;
 export const ExchangeRateFeesSchema = Obj(
   {
     fixed: Type.Integer({ minimum: 0, description: 'Fixed fee, in the smallest unit of the source currency' }),
-    total: Type.Integer({ minimum: 0, description: 'Fixed plus variable fee on sendingAmount, in the smallest unit of the source currency' }),
+    total: Type.Integer({
+      minimum: 0,
+      description: 'Fixed plus variable fee on sendingAmount, in the smallest unit of the source currency',
+    }),
   },
   { title: 'ExchangeRateFees' },
 );
@@ -53,8 +82,14 @@ export const ExchangeRateSchema = Obj(
     sourceCurrency: CurrencySchema,
     destinationCurrency: CurrencySchema,
     destinationPaymentRail: PaymentRailSchema,
-    minSendingAmount: Type.Integer({ minimum: 0, description: 'Smallest sending amount accepted, in the smallest unit of the source currency' }),
-    maxSendingAmount: Type.Integer({ minimum: 0, description: 'Largest sending amount accepted, in the smallest unit of the source currency' }),
+    minSendingAmount: Type.Integer({
+      minimum: 0,
+      description: 'Smallest sending amount accepted, in the smallest unit of the source currency',
+    }),
+    maxSendingAmount: Type.Integer({
+      minimum: 0,
+      description: 'Largest sending amount accepted, in the smallest unit of the source currency',
+    }),
     sendingAmount: Type.Integer({ minimum: 0, description: 'The priced amount (the request value or its default)' }),
     receivingAmount: Type.Integer({
       minimum: 0,

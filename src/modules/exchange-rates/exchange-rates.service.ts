@@ -42,6 +42,23 @@ const PAYOUT_RAILS: Readonly<Record<string, PaymentRail>> = {
   KES: 'MOBILE_MONEY',
   ZAR: 'BANK_TRANSFER',
   JPY: 'BANK_TRANSFER',
+  AED: 'BANK_TRANSFER',
+  BDT: 'BANK_TRANSFER',
+  BWP: 'MOBILE_MONEY',
+  CNY: 'BANK_TRANSFER',
+  EGP: 'BANK_TRANSFER',
+  GHS: 'BANK_TRANSFER',
+  GTQ: 'BANK_TRANSFER',
+  HTG: 'MOBILE_MONEY',
+  JMD: 'BANK_TRANSFER',
+  MWK: 'MOBILE_MONEY',
+  PKR: 'BANK_TRANSFER',
+  RWF: 'MOBILE_MONEY',
+  TZS: 'MOBILE_MONEY',
+  UGX: 'MOBILE_MONEY',
+  XAF: 'MOBILE_MONEY',
+  XOF: 'MOBILE_MONEY',
+  ZMW: 'MOBILE_MONEY',
 };
 
 /** The default payout rail for a destination currency; undefined for crypto assets. */
@@ -120,7 +137,10 @@ function resolveCurrencies(source: string, requested: string[] | undefined): str
     destinations = CURRENCY_CODES.filter((c) => c !== source && payoutRailFor(c) !== undefined);
   } else {
     destinations = [];
-    requested.forEach((code, i) => {
+    // Repeated keys and comma-separated lists (the live SDK joins an array with commas) alike.
+    const codes = requested.flatMap((r) => r.split(',').map((c) => c.trim()));
+    if (codes.length > 50) problems.push({ field: 'destinationCurrency', message: 'at most 50 currencies' });
+    codes.slice(0, 50).forEach((code, i) => {
       const field = `destinationCurrency.${i}`;
       if (!findCurrency(code)) problems.push({ field, message: `unknown currency ${code}` });
       else if (!payoutRailFor(code)) {

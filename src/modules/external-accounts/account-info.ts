@@ -60,7 +60,9 @@ function relax(schema: TSchema): TSchema {
 }
 
 const tag = (names: string[]) =>
-  names.length === 1 ? Type.Literal(names[0]!) : StrEnum(names, { description: `${names[0]} (also accepted: ${names.slice(1).join(', ')})` });
+  names.length === 1
+    ? Type.Literal(names[0]!)
+    : StrEnum(names, { description: `${names[0]} (also accepted: ${names.slice(1).join(', ')})` });
 
 function fiatVariant(v: FiatVariant): Variant {
   const names = [v.accountType, ...(v.aliases ?? [])];
@@ -68,14 +70,46 @@ function fiatVariant(v: FiatVariant): Variant {
   for (const [f, s] of Object.entries(v.fields)) fields[f] = v.required.includes(f) ? s : Type.Optional(s);
   const ccy = v.currency ? v.currency.charAt(0) + v.currency.slice(1).toLowerCase() : 'Swift';
   const beneficiary = beneficiaryUnion(individualBeneficiary(`${ccy}Beneficiary`, v.beneficiary), 'The account holder');
-  const create = Obj({ accountType: tag(names), ...fields, beneficiary }, { title: v.title });
+  // What the live clients send on create besides the fields (the SDK's types require them): Corridor,
+  // as the live API, chooses the rails from the fields, so these are checked and not stored.
+  const requested = {
+    paymentRails: Type.Optional(
+      Type.Array(StrEnum([...v.rails, ...(v.requestRails ?? [])]), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'Rails the client has in mind; the account is offered the rails its fields support (see the response)',
+      }),
+    ),
+    countries: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Z]{2}$' }), {
+        minItems: 1,
+        maxItems: 50,
+        uniqueItems: true,
+        description: 'ISO 3166-1 alpha-2 countries of the account (accepted, not stored)',
+      }),
+    ),
+  };
+  const create = Obj({ accountType: tag(names), ...fields, ...requested, beneficiary }, { title: v.title });
   const response = relax(
     Obj(
-      { accountType: Type.Literal(v.accountType), ...fields, paymentRails: Type.Array(StrEnum(v.rails), { description: 'Rails Corridor can pay this account over' }), beneficiary },
+      {
+        accountType: Type.Literal(v.accountType),
+        ...fields,
+        paymentRails: Type.Array(StrEnum(v.rails), { description: 'Rails Corridor can pay this account over' }),
+        beneficiary,
+      },
       { title: v.title },
     ),
   );
-  return { accountType: v.accountType, names, kind: 'FIAT', currencies: v.currency ? [v.currency] : FIAT_CURRENCIES, fiat: v, create, response };
+  return {
+    accountType: v.accountType,
+    names,
+    kind: 'FIAT',
+    currencies: v.currency ? [v.currency] : FIAT_CURRENCIES,
+    fiat: v,
+    create,
+    response,
+  };
 }
 
 function walletVariant(w: WalletVariant): Variant {
@@ -83,7 +117,9 @@ function walletVariant(w: WalletVariant): Variant {
   const fields = {
     address: Type.String({ minLength: 1, maxLength: 255, pattern: w.addressPattern, description: w.addressDescription }),
     beneficiary: Type.Optional(WalletBeneficiarySchema),
-    vaspName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Custodian (exchange) holding the wallet; omit for self-custody' })),
+    vaspName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Custodian (exchange) holding the wallet; omit for self-custody' }),
+    ),
   };
   return {
     accountType: w.accountType,
@@ -101,7 +137,9 @@ function lightningVariant(): Variant {
   const fields = {
     invoice: Type.Optional(Type.String({ maxLength: 4096, pattern: LIGHTNING.invoicePattern, description: 'Single-use bolt11 invoice' })),
     bolt12: Type.Optional(Type.String({ maxLength: 4096, pattern: LIGHTNING.bolt12Pattern, description: 'Reusable bolt12 offer' })),
-    lightningAddress: Type.Optional(Type.String({ maxLength: 255, pattern: LIGHTNING.lightningAddressPattern, description: 'Lightning address (name@domain)' })),
+    lightningAddress: Type.Optional(
+      Type.String({ maxLength: 255, pattern: LIGHTNING.lightningAddressPattern, description: 'Lightning address (name@domain)' }),
+    ),
   };
   const description = 'Exactly one of invoice, bolt12 or lightningAddress';
   return {
@@ -175,11 +213,14 @@ export function checkAccountInfo(input: AccountInfo, currency: string): CheckedA
   if (!v) throw errors.invalidField('accountInfo.accountType', 'is not a supported value');
   if (!findCurrency(currency)) throw errors.invalidCurrency(currency, 'currency');
   if (!v.currencies.includes(currency)) {
-    throw errors.invalidCurrencies([{ field: 'currency', message: `${v.accountType} accounts hold ${v.currencies.join(', ')}, not ${currency}` }]);
+    throw errors.invalidCurrencies([
+      { field: 'currency', message: `${v.accountType} accounts hold ${v.currencies.join(', ')}, not ${currency}` },
+    ]);
   }
   const errs: FieldError[] = [];
   const bad = (field: string, message: string) => errs.push({ field: `accountInfo.${field}`, message });
-  const { accountType: _given, ...rest } = input;
+  // paymentRails and countries of a create request are the client's (see fiatVariant): not stored.
+  const { accountType: _given, paymentRails: _rails, countries: _countries, ...rest } = input;
   const info: AccountInfo = { accountType: v.accountType, ...rest };
   let identifierField = '';
 
@@ -217,11 +258,15 @@ function checkPix(input: AccountInfo, bad: (field: string, message: string) => v
   const key = str(input, 'pixKey') ?? '';
   const type = str(input, 'pixKeyType');
   const ok =
-    type === 'CPF' ? isValidCpf(key)
-    : type === 'CNPJ' ? isValidCnpj(key)
-    : type === 'EMAIL' ? EMAIL.test(key)
-    : type === 'PHONE' ? BR_PHONE.test(key)
-    : UUID.test(key);
+    type === 'CPF'
+      ? isValidCpf(key)
+      : type === 'CNPJ'
+        ? isValidCnpj(key)
+        : type === 'EMAIL'
+          ? EMAIL.test(key)
+          : type === 'PHONE'
+            ? BR_PHONE.test(key)
+            : UUID.test(key);
   const expected: Record<string, string> = {
     CPF: 'a valid CPF (11 digits with check digits)',
     CNPJ: 'a valid CNPJ (14 digits with check digits)',

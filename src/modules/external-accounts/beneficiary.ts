@@ -11,7 +11,12 @@ import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Obj } from '../../http/schemas.ts';
 
 export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2', examples: ['US'] });
-export const PhoneNumber = Type.String({ pattern: '^\\+[0-9]{6,14}$', minLength: 7, maxLength: 15, description: 'E.164, e.g. +14155550123' });
+export const PhoneNumber = Type.String({
+  pattern: '^\\+[0-9]{6,14}$',
+  minLength: 7,
+  maxLength: 15,
+  description: 'E.164, e.g. +14155550123',
+});
 const Name = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Text = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 

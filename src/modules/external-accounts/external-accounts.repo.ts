@@ -2,8 +2,19 @@
 import type { Kysely } from 'kysely';
 import type { Database, ExternalAccountRow } from '../../store/schema.ts';
 
-export async function insertExternalAccount(db: Kysely<Database>, row: ExternalAccountRow): Promise<void> {
-  await db.insertInto('external_accounts').values(row).execute();
+/**
+ * Inserts the account unless a live account of the platform already has its identity key; false
+ * when one does. That race (two creates of one account, both past the duplicate check) is settled
+ * by the partial unique index without failing the transaction: on PostgreSQL the loser waits for
+ * the winner's commit, after which the winner is visible to the caller's next read.
+ */
+export async function insertExternalAccount(db: Kysely<Database>, row: ExternalAccountRow): Promise<boolean> {
+  const r = await db
+    .insertInto('external_accounts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['platform_id', 'identity_key']).where('deleted_at', 'is', null).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 /**
@@ -16,21 +27,22 @@ export async function findExternalAccount(
   id: string,
   scope: 'any' | 'platform' = 'any',
 ): Promise<ExternalAccountRow | undefined> {
-  let q = db.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
+  let q = db
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
   if (scope === 'platform') q = q.where('customer_id', 'is', null);
   return q.executeTakeFirst();
 }
 
-/**
- * The account with this id whether deleted or not (for modules that must resolve an account a
- * transfer named even after it was deleted).
- */
-export async function findExternalAccountIncludingDeleted(db: Kysely<Database>, platformId: string, id: string): Promise<ExternalAccountRow | undefined> {
-  return db.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
-}
-
 /** The live account of this platform with this identity key, if any (duplicate detection). */
-export async function findByIdentity(db: Kysely<Database>, platformId: string, identityKey: string): Promise<ExternalAccountRow | undefined> {
+export async function findByIdentity(
+  db: Kysely<Database>,
+  platformId: string,
+  identityKey: string,
+): Promise<ExternalAccountRow | undefined> {
   return db
     .selectFrom('external_accounts')
     .selectAll()
@@ -72,7 +84,13 @@ export interface ExternalAccountFilter {
 }
 
 /** One page of accounts, newest first, plus the total that match the filter. */
-export async function listExternalAccounts(db: Kysely<Database>, platformId: string, f: ExternalAccountFilter, limit: number, afterId: string | undefined) {
+export async function listExternalAccounts(
+  db: Kysely<Database>,
+  platformId: string,
+  f: ExternalAccountFilter,
+  limit: number,
+  afterId: string | undefined,
+) {
   let q = db.selectFrom('external_accounts').where('platform_id', '=', platformId).where('deleted_at', 'is', null);
   if (f.scope === 'platform') q = q.where('customer_id', 'is', null);
   if (f.customerId !== undefined) q = q.where('customer_id', '=', f.customerId);
@@ -80,6 +98,9 @@ export async function listExternalAccounts(db: Kysely<Database>, platformId: str
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }

@@ -8,6 +8,7 @@ import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { created, noContent, write } from '../../http/write.ts';
 import { listExternalAccounts, type ExternalAccountFilter } from './external-accounts.repo.ts';
 import {
   CustomerExternalAccountListQuery,
@@ -21,7 +22,6 @@ import {
 import { createExternalAccount, deleteExternalAccount, externalAccountToWire, getExternalAccount } from './external-accounts.service.ts';
 
 const TAG = 'External Accounts';
-const security = [{ BasicAuth: [] }];
 const deleted = { 204: { type: 'null', description: 'Deleted' } } as const;
 
 export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -37,16 +37,14 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createCustomerExternalAccount', tags: [TAG], security,
+          operationId: 'createCustomerExternalAccount',
+          tags: [TAG],
           summary: 'Register an external bank account or wallet for a customer (or, without customerId, the platform)',
           body: ExternalAccountCreateSchema,
           response: { 201: ExternalAccountSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return reply.code(201).send(await createExternalAccount(ctx, platform, req.body));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createExternalAccount(u, req.body))),
     );
 
     app.get(
@@ -54,7 +52,8 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listCustomerExternalAccounts', tags: [TAG], security,
+          operationId: 'listCustomerExternalAccounts',
+          tags: [TAG],
           summary: 'List external accounts (all of the platform, or one customer with customerId)',
           querystring: CustomerExternalAccountListQuery,
           response: { 200: ExternalAccountListSchema, ...errorResponses(400, 401, 403) },
@@ -71,7 +70,9 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getCustomerExternalAccountById', tags: [TAG], security, summary: 'Get an external account',
+          operationId: 'getCustomerExternalAccountById',
+          tags: [TAG],
+          summary: 'Get an external account',
           params: ExternalAccountIdParams,
           response: { 200: ExternalAccountSchema, ...errorResponses(401, 403, 404) },
         },
@@ -87,16 +88,18 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'deleteCustomerExternalAccountById', tags: [TAG], security, summary: 'Delete an external account',
+          operationId: 'deleteCustomerExternalAccountById',
+          tags: [TAG],
+          summary: 'Delete an external account',
           params: ExternalAccountIdParams,
           response: { ...deleted, ...errorResponses(401, 403, 404) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        await deleteExternalAccount(ctx, platform, req.params.externalAccountId, 'any');
-        return reply.code(204).send();
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          await deleteExternalAccount(u, req.params.externalAccountId, 'any');
+          return noContent;
+        }),
     );
 
     app.post(
@@ -104,16 +107,14 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createPlatformExternalAccount', tags: [TAG], security,
-          summary: "Register an external bank account or wallet for the platform itself",
+          operationId: 'createPlatformExternalAccount',
+          tags: [TAG],
+          summary: 'Register an external bank account or wallet for the platform itself',
           body: PlatformExternalAccountCreateSchema,
           response: { 201: ExternalAccountSchema, ...errorResponses(400, 401, 403, 409) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return reply.code(201).send(await createExternalAccount(ctx, platform, req.body));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createExternalAccount(u, req.body))),
     );
 
     app.get(
@@ -121,7 +122,9 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listPlatformExternalAccounts', tags: [TAG], security, summary: "List the platform's own external accounts",
+          operationId: 'listPlatformExternalAccounts',
+          tags: [TAG],
+          summary: "List the platform's own external accounts",
           querystring: PlatformExternalAccountListQuery,
           response: { 200: ExternalAccountListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -137,7 +140,9 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getPlatformExternalAccountById', tags: [TAG], security, summary: 'Get a platform external account',
+          operationId: 'getPlatformExternalAccountById',
+          tags: [TAG],
+          summary: 'Get a platform external account',
           params: ExternalAccountIdParams,
           response: { 200: ExternalAccountSchema, ...errorResponses(401, 403, 404) },
         },
@@ -153,16 +158,18 @@ export function externalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'deletePlatformExternalAccountById', tags: [TAG], security, summary: 'Delete a platform external account',
+          operationId: 'deletePlatformExternalAccountById',
+          tags: [TAG],
+          summary: 'Delete a platform external account',
           params: ExternalAccountIdParams,
           response: { ...deleted, ...errorResponses(401, 403, 404) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        await deleteExternalAccount(ctx, platform, req.params.externalAccountId, 'platform');
-        return reply.code(204).send();
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          await deleteExternalAccount(u, req.params.externalAccountId, 'platform');
+          return noContent;
+        }),
     );
   };
 }

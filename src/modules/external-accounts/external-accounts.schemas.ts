@@ -3,8 +3,22 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CurrencyCode, DateTime, IdString, Obj, Page, PageQueryFields } from '../../http/schemas.ts';
 import { AccountInfoCreateSchema, AccountInfoSchema, StrEnum } from './account-info.ts';
 
-export const EXTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED', 'UNDER_REVIEW', 'INACTIVE'] as const;
-export const BENEFICIARY_VERIFICATION_STATUSES = ['MATCHED', 'PARTIAL_MATCH', 'NOT_MATCHED', 'UNSUPPORTED', 'CHECKED_BY_RECEIVING_FI', 'PENDING'] as const;
+export const EXTERNAL_ACCOUNT_STATUSES = [
+  'PENDING',
+  'ACTIVE',
+  'PENDING_OWNERSHIP_VERIFICATION',
+  'UNVERIFIED',
+  'UNDER_REVIEW',
+  'INACTIVE',
+] as const;
+export const BENEFICIARY_VERIFICATION_STATUSES = [
+  'MATCHED',
+  'PARTIAL_MATCH',
+  'NOT_MATCHED',
+  'UNSUPPORTED',
+  'CHECKED_BY_RECEIVING_FI',
+  'PENDING',
+] as const;
 export type BeneficiaryVerificationStatus = (typeof BENEFICIARY_VERIFICATION_STATUSES)[number];
 export type ExternalAccountStatus = (typeof EXTERNAL_ACCOUNT_STATUSES)[number];
 
@@ -12,7 +26,12 @@ export const OwnershipTypeSchema = StrEnum(['FIRST_PARTY', 'THIRD_PARTY'], {
   description: 'Whether the account belongs to the customer (or platform) itself or to someone else',
 });
 
-const PlatformAccountId = Type.String({ minLength: 1, maxLength: 255, description: "The platform's own reference for the account", examples: ['ext_acc_123456'] });
+const PlatformAccountId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "The platform's own reference for the account",
+  examples: ['ext_acc_123456'],
+});
 
 export const ExternalAccountCreateSchema = Obj(
   {
@@ -21,7 +40,10 @@ export const ExternalAccountCreateSchema = Obj(
     platformAccountId: Type.Optional(PlatformAccountId),
     ownershipType: Type.Optional(OwnershipTypeSchema),
     defaultUmaDepositAccount: Type.Optional(
-      Type.Boolean({ description: "Receive the customer's UMA payments here instead of the primary internal account (one per customer; replaces the current default)" }),
+      Type.Boolean({
+        description:
+          "Receive the customer's UMA payments here instead of the primary internal account (one per customer; replaces the current default)",
+      }),
     ),
     accountInfo: AccountInfoCreateSchema,
   },
@@ -49,7 +71,9 @@ export const ExternalAccountSchema = Obj(
     currency: Type.String(),
     defaultUmaDepositAccount: Type.Optional(Type.Boolean()),
     beneficiaryVerificationStatus: Type.Optional(
-      StrEnum(BENEFICIARY_VERIFICATION_STATUSES, { description: 'Result of matching the beneficiary name against the account holder (sandbox: suffix 1xx of the primary identifier)' }),
+      StrEnum(BENEFICIARY_VERIFICATION_STATUSES, {
+        description: 'Result of matching the beneficiary name against the account holder (sandbox: suffix 1xx of the primary identifier)',
+      }),
     ),
     beneficiaryVerifiedData: Type.Optional(Obj({ fullName: Type.Optional(Type.String()) }, { title: 'BeneficiaryVerifiedData' })),
     accountInfo: AccountInfoSchema,

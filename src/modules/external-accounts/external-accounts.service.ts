@@ -24,10 +24,9 @@
  */
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
-import { iso, platformNowMs } from '../../lib/time.ts';
-import { enqueueEvent } from '../../outbox/outbox.ts';
-import type { ExternalAccountRow, PlatformRow } from '../../store/schema.ts';
-import { findCustomer } from '../customers/customers.repo.ts';
+import type { ExternalAccountRow } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
+import { requireCustomer } from '../customers/customers.service.ts';
 import { checkAccountInfo, suffixOf, type AccountInfo } from './account-info.ts';
 import { beneficiaryName } from './beneficiary.ts';
 import {
@@ -80,75 +79,54 @@ export function sandboxSuffix(account: Pick<ExternalAccountRow, 'identifier'>): 
   return suffixOf(account.identifier);
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-export async function createExternalAccount(ctx: AppContext, platform: PlatformRow, input: ExternalAccountInput): Promise<ExternalAccountWire> {
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
+/** Registers an external account of a customer (`customerId`) or of the platform itself. */
+export async function createExternalAccount(u: Unit, input: ExternalAccountInput): Promise<ExternalAccountWire> {
+  const { trx, platform, at } = u;
   const customerId = input.customerId;
   if (customerId === undefined && input.defaultUmaDepositAccount === true) {
     throw errors.invalidField('defaultUmaDepositAccount', 'applies to customer accounts only; give customerId');
   }
   const checked = checkAccountInfo(input.accountInfo, input.currency);
   const identityKey = `${customerId ?? 'PLATFORM'}|${checked.identityKey}`;
-
-  const create = async () =>
-    ctx.db.transaction().execute(async (trx) => {
-      if (customerId !== undefined) {
-        const customer = await findCustomer(trx, platform.id, customerId);
-        if (!customer) throw errors.customerNotFound(customerId);
-        if (customer.deleted_at !== null) throw errors.customerDeleted(customerId);
-      }
-      let verification: BeneficiaryVerificationStatus | null = null;
-      if (platform.environment === 'SANDBOX') {
-        const suffix = suffixOf(checked.identifier);
-        if (suffix === '105') {
-          throw errors.invalidBankAccount(
-            `The receiving institution reports ${checked.identifierField} as an invalid account (sandbox suffix 105)`,
-            `accountInfo.${checked.identifierField}`,
-          );
-        }
-        verification = VERIFICATION_BY_SUFFIX[suffix] ?? 'MATCHED';
-      }
-      const existing = await findByIdentity(trx, platform.id, identityKey);
-      if (existing) throw duplicate(existing.id);
-      const isDefault = customerId !== undefined ? input.defaultUmaDepositAccount === true : null;
-      if (isDefault && customerId !== undefined) await clearDefaultUmaDeposit(trx, platform.id, customerId, at);
-      const row: ExternalAccountRow = {
-        id: ctx.deps.ids.next('ExternalAccount'),
-        platform_id: platform.id,
-        customer_id: customerId ?? null,
-        status: 'ACTIVE',
-        currency: input.currency,
-        account_type: checked.info.accountType,
-        account_info: JSON.stringify(checked.info),
-        identifier: checked.identifier,
-        identity_key: identityKey,
-        platform_account_id: input.platformAccountId ?? null,
-        ownership_type: input.ownershipType ?? null,
-        default_uma_deposit: isDefault === null ? null : isDefault ? 1 : 0,
-        beneficiary_verification_status: verification,
-        beneficiary_verified_name: verification ? verifiedName(verification, beneficiaryName(checked.info.beneficiary)) : null,
-        created_at: at,
-        updated_at: at,
-        deleted_at: null,
-      };
-      await insertExternalAccount(trx, row);
-      return row;
-    });
-
-  try {
-    return externalAccountToWire(await create());
-  } catch (err) {
-    // A concurrent create of the same account lost the race on the partial unique index.
-    if (isUniqueViolation(err)) {
-      const winner = await findByIdentity(ctx.db, platform.id, identityKey);
-      throw duplicate(winner?.id);
+  // Locked: the customer's default UMA deposit account changes one create at a time.
+  if (customerId !== undefined) await requireCustomer(trx, platform.id, customerId, { forUpdate: true });
+  let verification: BeneficiaryVerificationStatus | null = null;
+  if (platform.environment === 'SANDBOX') {
+    const suffix = suffixOf(checked.identifier);
+    if (suffix === '105') {
+      throw errors.invalidBankAccount(
+        `The receiving institution reports ${checked.identifierField} as an invalid account (sandbox suffix 105)`,
+        `accountInfo.${checked.identifierField}`,
+      );
     }
-    throw err;
+    verification = VERIFICATION_BY_SUFFIX[suffix] ?? 'MATCHED';
   }
+  const existing = await findByIdentity(trx, platform.id, identityKey);
+  if (existing) throw duplicate(existing.id);
+  const isDefault = customerId !== undefined ? input.defaultUmaDepositAccount === true : null;
+  if (isDefault && customerId !== undefined) await clearDefaultUmaDeposit(trx, platform.id, customerId, at);
+  const row: ExternalAccountRow = {
+    id: u.deps.ids.next('ExternalAccount'),
+    platform_id: platform.id,
+    customer_id: customerId ?? null,
+    status: 'ACTIVE',
+    currency: input.currency,
+    account_type: checked.info.accountType,
+    account_info: JSON.stringify(checked.info),
+    identifier: checked.identifier,
+    identity_key: identityKey,
+    platform_account_id: input.platformAccountId ?? null,
+    ownership_type: input.ownershipType ?? null,
+    default_uma_deposit: isDefault === null ? null : isDefault ? 1 : 0,
+    beneficiary_verification_status: verification,
+    beneficiary_verified_name: verification ? verifiedName(verification, beneficiaryName(checked.info.beneficiary)) : null,
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
+  // A concurrent create of the same account may have won past the check above.
+  if (!(await insertExternalAccount(trx, row))) throw duplicate((await findByIdentity(trx, platform.id, identityKey))?.id);
+  return externalAccountToWire(row);
 }
 
 function duplicate(existingId: string | undefined) {
@@ -159,34 +137,30 @@ function duplicate(existingId: string | undefined) {
 }
 
 /** A live account of this platform; 'platform' scope finds platform-owned accounts only. */
-export async function getExternalAccount(ctx: AppContext, platformId: string, id: string, scope: 'any' | 'platform'): Promise<ExternalAccountRow> {
+export async function getExternalAccount(
+  ctx: AppContext,
+  platformId: string,
+  id: string,
+  scope: 'any' | 'platform',
+): Promise<ExternalAccountRow> {
   const row = await findExternalAccount(ctx.db, platformId, id, scope);
   if (!row) throw errors.notFound('External account', id);
   return row;
 }
 
 /** Soft-deletes the account and emits EXTERNAL_ACCOUNT.STATUS_UPDATED (status INACTIVE). */
-export async function deleteExternalAccount(ctx: AppContext, platform: PlatformRow, id: string, scope: 'any' | 'platform'): Promise<void> {
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
-  await ctx.db.transaction().execute(async (trx) => {
-    const row = await findExternalAccount(trx, platform.id, id, scope);
-    if (!row || !(await softDeleteExternalAccount(trx, platform.id, id, at))) throw errors.notFound('External account', id);
-    const deleted: ExternalAccountRow = {
-      ...row,
-      status: 'INACTIVE',
-      default_uma_deposit: row.customer_id === null ? null : 0,
-      updated_at: at,
-      deleted_at: at,
-    };
-    await enqueueEvent(trx, {
-      id: ctx.deps.ids.next('Webhook'),
-      platformId: platform.id,
-      type: 'EXTERNAL_ACCOUNT.STATUS_UPDATED',
-      resourceId: row.id,
-      data: externalAccountToWire(deleted),
-      at,
-    });
-  });
+export async function deleteExternalAccount(u: Unit, id: string, scope: 'any' | 'platform'): Promise<void> {
+  const { trx, platform, at } = u;
+  const row = await findExternalAccount(trx, platform.id, id, scope);
+  if (!row || !(await softDeleteExternalAccount(trx, platform.id, id, at))) throw errors.notFound('External account', id);
+  const deleted: ExternalAccountRow = {
+    ...row,
+    status: 'INACTIVE',
+    default_uma_deposit: row.customer_id === null ? null : 0,
+    updated_at: at,
+    deleted_at: at,
+  };
+  u.emit('EXTERNAL_ACCOUNT.STATUS_UPDATED', row.id, externalAccountToWire(deleted));
 }
 
 export function externalAccountToWire(row: ExternalAccountRow): ExternalAccountWire {

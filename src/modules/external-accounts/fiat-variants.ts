@@ -21,14 +21,21 @@ const str = (o: { pattern?: string; min?: number; max?: number; description?: st
     ...(o.examples ? { examples: o.examples } : {}),
   });
 
-const BIC = str({ pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$', min: 8, max: 11, description: 'SWIFT/BIC code', examples: ['DEUTDEFF'] });
+const BIC = str({
+  pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$',
+  min: 8,
+  max: 11,
+  description: 'SWIFT/BIC code',
+  examples: ['DEUTDEFF'],
+});
 const BANK_NAME = str({ description: 'Name of the bank' });
 const ACCOUNT_NUMBER = str({ max: 34, description: 'Bank account number' });
 const BANK_ACCOUNT_TYPE = Type.Union([Type.Literal('CHECKING'), Type.Literal('SAVINGS')], { description: 'CHECKING or SAVINGS' });
 const PROVIDER = str({ description: 'Mobile-money provider' });
 const digits = (min: number, max: number, description: string) =>
   str({ pattern: min === max ? `^[0-9]{${min}}$` : `^[0-9]{${min},${max}}$`, min, max, description });
-const phone = (prefix: string) => str({ pattern: `^\\+${prefix}[0-9]{9}$`, min: 7, max: 15, description: `E.164 phone number (+${prefix}…)` });
+const phone = (prefix: string) =>
+  str({ pattern: `^\\+${prefix}[0-9]{9}$`, min: 7, max: 15, description: `E.164 phone number (+${prefix}…)` });
 const iban = (pattern: string, min: number, max = min) => str({ pattern, min, max, description: 'IBAN (no spaces, mod-97 checked)' });
 
 export interface FiatVariant {
@@ -43,6 +50,8 @@ export interface FiatVariant {
   required: string[];
   /** The rails the variant offers, in the live API's order. */
   rails: string[];
+  /** Rails the live clients may name in a create request besides `rails` (accepted there, not offered). */
+  requestRails?: string[];
   /**
    * Fields each rail needs. The account is offered every rail whose fields are all present; a rail
    * with only some of them present is a 400 naming the missing ones, and so is an account that
@@ -157,6 +166,8 @@ export const FIAT_VARIANTS: FiatVariant[] = [
     },
     required: [],
     rails: ['UPI', 'NEFT', 'RTGS'],
+    // The live TypeScript SDK's types name IMPS.
+    requestRails: ['IMPS'],
     // NEFT and RTGS share fields; `rail` says which one (see railsFor in account-info.ts).
     railFields: { UPI: ['vpa'], NEFT: ['accountNumber', 'ifsc', 'rail'] },
     identifier: ['vpa', 'accountNumber'],
@@ -166,7 +177,11 @@ export const FIAT_VARIANTS: FiatVariant[] = [
     accountType: 'CAD_ACCOUNT',
     currency: 'CAD',
     title: 'CAD Account',
-    fields: { bankCode: digits(3, 3, 'Institution number'), branchCode: digits(5, 5, 'Transit number'), accountNumber: digits(7, 12, 'Account number') },
+    fields: {
+      bankCode: digits(3, 3, 'Institution number'),
+      branchCode: digits(5, 5, 'Transit number'),
+      accountNumber: digits(7, 12, 'Account number'),
+    },
     required: ['bankCode', 'branchCode', 'accountNumber'],
     rails: ['BANK_TRANSFER'],
     identifier: ['accountNumber'],
@@ -220,6 +235,7 @@ export const FIAT_VARIANTS: FiatVariant[] = [
     required: ['accountNumber', 'swiftCode'],
     // PAYNOW pays a proxy (phone, UEN), which this variant does not carry.
     rails: ['FAST', 'BANK_TRANSFER'],
+    requestRails: ['PAYNOW'],
     identifier: ['accountNumber'],
     identity: ['swiftCode', 'accountNumber'],
   },
@@ -253,7 +269,12 @@ export const FIAT_VARIANTS: FiatVariant[] = [
     accountType: 'JMD_ACCOUNT',
     currency: 'JMD',
     title: 'JMD Account',
-    fields: { accountNumber: ACCOUNT_NUMBER, branchCode: digits(5, 5, 'Branch code'), bankAccountType: BANK_ACCOUNT_TYPE, bankName: BANK_NAME },
+    fields: {
+      accountNumber: ACCOUNT_NUMBER,
+      branchCode: digits(5, 5, 'Branch code'),
+      bankAccountType: BANK_ACCOUNT_TYPE,
+      bankName: BANK_NAME,
+    },
     required: ['accountNumber', 'branchCode', 'bankAccountType', 'bankName'],
     rails: ['BANK_TRANSFER'],
     identifier: ['accountNumber'],
@@ -271,7 +292,10 @@ export const FIAT_VARIANTS: FiatVariant[] = [
     identity: ['bankName', 'accountNumber', 'phoneNumber'],
     beneficiary: {
       extra: {
-        documentType: Type.Union(['CC', 'CE', 'TI', 'NIT', 'PP'].map((v) => Type.Literal(v)), { description: 'Identity document type' }),
+        documentType: Type.Union(
+          ['CC', 'CE', 'TI', 'NIT', 'PP'].map((v) => Type.Literal(v)),
+          { description: 'Identity document type' },
+        ),
         documentNumber: str({ max: 50, description: 'Identity document number' }),
       },
     },
@@ -306,7 +330,12 @@ export const FIAT_VARIANTS: FiatVariant[] = [
     accountType: 'PKR_ACCOUNT',
     currency: 'PKR',
     title: 'PKR Account',
-    fields: { bankName: BANK_NAME, accountNumber: ACCOUNT_NUMBER, iban: iban('^PK[0-9]{2}[A-Z]{4}[0-9]{16}$', 24), phoneNumber: PhoneNumber },
+    fields: {
+      bankName: BANK_NAME,
+      accountNumber: ACCOUNT_NUMBER,
+      iban: iban('^PK[0-9]{2}[A-Z]{4}[0-9]{16}$', 24),
+      phoneNumber: PhoneNumber,
+    },
     required: ['bankName'],
     ...bankOrMobile(['accountNumber']),
     identifier: ['accountNumber', 'iban', 'phoneNumber'],

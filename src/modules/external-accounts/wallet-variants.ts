@@ -47,10 +47,38 @@ export const WALLET_VARIANTS: WalletVariant[] = [
     addressPattern: `^T${BASE58}{33}$`,
     addressDescription: 'Tron address (T + 33 base58 characters)',
   },
-  { accountType: 'POLYGON_WALLET', title: 'Polygon Wallet', currencies: ['USDC', 'USDT'], addressPattern: EVM, addressDescription: 'EVM address (0x + 40 hex)', caseInsensitive: true },
-  { accountType: 'BASE_WALLET', title: 'Base Wallet', currencies: ['USDC'], addressPattern: EVM, addressDescription: 'EVM address (0x + 40 hex)', caseInsensitive: true },
-  { accountType: 'ETHEREUM_WALLET', title: 'Ethereum L1 Wallet', currencies: ['USDC', 'USDT'], addressPattern: EVM, addressDescription: 'EVM address (0x + 40 hex)', caseInsensitive: true },
-  { accountType: 'PLASMA_WALLET', title: 'Plasma Wallet', currencies: ['USDT'], addressPattern: EVM, addressDescription: 'EVM address (0x + 40 hex)', caseInsensitive: true },
+  {
+    accountType: 'POLYGON_WALLET',
+    title: 'Polygon Wallet',
+    currencies: ['USDC', 'USDT'],
+    addressPattern: EVM,
+    addressDescription: 'EVM address (0x + 40 hex)',
+    caseInsensitive: true,
+  },
+  {
+    accountType: 'BASE_WALLET',
+    title: 'Base Wallet',
+    currencies: ['USDC'],
+    addressPattern: EVM,
+    addressDescription: 'EVM address (0x + 40 hex)',
+    caseInsensitive: true,
+  },
+  {
+    accountType: 'ETHEREUM_WALLET',
+    title: 'Ethereum L1 Wallet',
+    currencies: ['USDC', 'USDT'],
+    addressPattern: EVM,
+    addressDescription: 'EVM address (0x + 40 hex)',
+    caseInsensitive: true,
+  },
+  {
+    accountType: 'PLASMA_WALLET',
+    title: 'Plasma Wallet',
+    currencies: ['USDT'],
+    addressPattern: EVM,
+    addressDescription: 'EVM address (0x + 40 hex)',
+    caseInsensitive: true,
+  },
 ];
 
 /** Lightning: exactly one of a bolt11 invoice, a bolt12 offer or a lightning address. */

@@ -12,6 +12,8 @@ export const SANDBOX_BANK_NAME = 'Corridor Sandbox Bank';
 
 export interface FundingInstruction {
   instructionsNotes?: string;
+  /** Whether the account paid into is the platform's own (true) or a customer's (the live PaymentInstructions field). */
+  isPlatformAccount?: boolean;
   accountOrWalletInfo: Record<string, unknown> & { accountType: string };
 }
 
@@ -30,24 +32,36 @@ function hex(seed: string, n: number): string {
 const MEMO_SIZE = 10_000;
 const memo = new Map<string, FundingInstruction[]>();
 
-export function fundingInstructions(account: { id: string; currency: string; funding_reference: string }, holderName: string): FundingInstruction[] {
-  const key = `${account.id}\u0000${account.funding_reference}\u0000${holderName}`;
+export function fundingInstructions(
+  account: { id: string; currency: string; funding_reference: string },
+  holderName: string,
+  platformAccount: boolean,
+): FundingInstruction[] {
+  const key = `${account.id}\u0000${account.funding_reference}\u0000${holderName}\u0000${platformAccount}`;
   let hit = memo.get(key);
   if (!hit) {
-    hit = deriveInstructions(account, holderName);
+    hit = deriveInstructions(account, holderName).map((i) => ({ ...i, isPlatformAccount: platformAccount }));
     if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
     memo.set(key, hit);
   }
   return hit;
 }
 
-function deriveInstructions(account: { id: string; currency: string; funding_reference: string }, holderName: string): FundingInstruction[] {
+function deriveInstructions(
+  account: { id: string; currency: string; funding_reference: string },
+  holderName: string,
+): FundingInstruction[] {
   const { id, currency: code, funding_reference: reference } = account;
   if (code === 'USDB' || code === 'BTC') {
     return [
       {
         instructionsNotes: `Send ${code} to this address`,
-        accountOrWalletInfo: { accountType: 'LAYER2_WALLET', assetType: code, address: `sp1${hex(id, 58)}`, invoice: `lnsb1${hex(`${id}:invoice`, 60)}` },
+        accountOrWalletInfo: {
+          accountType: 'LAYER2_WALLET',
+          assetType: code,
+          address: `sp1${hex(id, 58)}`,
+          invoice: `lnsb1${hex(`${id}:invoice`, 60)}`,
+        },
       },
     ];
   }

@@ -1,16 +1,60 @@
-/** SQL for internal accounts. */
+/** SQL for internal accounts. Every query filters on platform_id. */
 import type { CompiledQuery, Kysely } from 'kysely';
+import { prepared } from '../../store/prepared.ts';
 import type { Database, InternalAccountRow, NewInternalAccount } from '../../store/schema.ts';
 
 export async function insertInternalAccount(db: Kysely<Database>, row: NewInternalAccount): Promise<void> {
   await db.insertInto('internal_accounts').values(row).execute();
 }
 
+// Every payment reads its source or destination account: compiled once (see store/prepared.ts).
+const selectInternalAccount = prepared((db, a: { platformId: string; id: string }) =>
+  db.selectFrom('internal_accounts').selectAll().where('platform_id', '=', a.platformId).where('id', '=', a.id),
+);
+
 export async function findInternalAccount(db: Kysely<Database>, platformId: string, id: string): Promise<InternalAccountRow | undefined> {
-  return db.selectFrom('internal_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return selectInternalAccount.first(db, { platformId, id });
 }
 
-function platformAccountsQuery(db: Kysely<Database>, platformId: string, filter: { currency?: string | undefined; type?: string | undefined }) {
+/** The platform's own account in `currency` (the oldest, when it has several). */
+export async function findPlatformAccountIn(
+  db: Kysely<Database>,
+  platformId: string,
+  currency: string,
+): Promise<InternalAccountRow | undefined> {
+  return db
+    .selectFrom('internal_accounts')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('customer_id', 'is', null)
+    .where('currency', '=', currency)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+/** The customer's oldest holding account (not an embedded wallet) in `currency`. */
+export async function findCustomerHoldingAccountIn(
+  db: Kysely<Database>,
+  platformId: string,
+  customerId: string,
+  currency: string,
+): Promise<InternalAccountRow | undefined> {
+  return db
+    .selectFrom('internal_accounts')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('customer_id', '=', customerId)
+    .where('currency', '=', currency)
+    .where('type', '!=', 'EMBEDDED_WALLET')
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+function platformAccountsQuery(
+  db: Kysely<Database>,
+  platformId: string,
+  filter: { currency?: string | undefined; type?: string | undefined },
+) {
   let q = db.selectFrom('internal_accounts').selectAll().where('platform_id', '=', platformId).where('customer_id', 'is', null);
   if (filter.currency !== undefined) q = q.where('currency', '=', filter.currency);
   if (filter.type !== undefined) q = q.where('type', '=', filter.type);
@@ -28,10 +72,16 @@ export async function listPlatformAccounts(
 ): Promise<InternalAccountRow[]> {
   const shape = `${filter.currency !== undefined ? 'c' : ''}${filter.type !== undefined ? 't' : ''}`;
   let byShape = compiledLists.get(db);
-  if (!byShape) compiledLists.set(db, (byShape = new Map()));
+  if (!byShape) {
+    byShape = new Map();
+    compiledLists.set(db, byShape);
+  }
   let compiled = byShape.get(shape);
   if (!compiled) {
-    compiled = platformAccountsQuery(db, '', { currency: filter.currency === undefined ? undefined : '', type: filter.type === undefined ? undefined : '' }).compile();
+    compiled = platformAccountsQuery(db, '', {
+      currency: filter.currency === undefined ? undefined : '',
+      type: filter.type === undefined ? undefined : '',
+    }).compile();
     byShape.set(shape, compiled);
   }
   const parameters = [platformId];
@@ -66,6 +116,9 @@ export async function listCustomerAccounts(
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }

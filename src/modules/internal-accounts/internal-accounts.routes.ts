@@ -17,9 +17,11 @@ export function internalAccountRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
           operationId: 'listPlatformInternalAccounts',
           tags: ['Internal Accounts'],
           summary: 'List the platform internal accounts',
-          security: [{ BasicAuth: [] }],
           querystring: PlatformInternalAccountsQuery,
-          response: { 200: Obj({ data: Type.Array(InternalAccountSchema) }, { title: 'PlatformInternalAccountListResponse' }), ...errorResponses(400, 401, 403) },
+          response: {
+            200: Obj({ data: Type.Array(InternalAccountSchema) }, { title: 'PlatformInternalAccountListResponse' }),
+            ...errorResponses(400, 401, 403),
+          },
         },
       },
       async (req) => {

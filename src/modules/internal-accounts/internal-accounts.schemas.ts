@@ -4,7 +4,10 @@ import { CurrencyAmountSchema, CurrencyCode, DateTime, Obj } from '../../http/sc
 
 export const InternalAccountType = Type.Union(
   [Type.Literal('INTERNAL_FIAT'), Type.Literal('INTERNAL_CRYPTO'), Type.Literal('EMBEDDED_WALLET')],
-  { description: 'INTERNAL_FIAT: fiat holding account; INTERNAL_CRYPTO: stablecoin/asset holding account; EMBEDDED_WALLET: self-custodial wallet' },
+  {
+    description:
+      'INTERNAL_FIAT: fiat holding account; INTERNAL_CRYPTO: stablecoin/asset holding account; EMBEDDED_WALLET: self-custodial wallet',
+  },
 );
 
 export const InternalAccountStatus = Type.Union([
@@ -18,6 +21,7 @@ export const InternalAccountStatus = Type.Union([
 export const FundingInstructionSchema = Obj(
   {
     instructionsNotes: Type.Optional(Type.String()),
+    isPlatformAccount: Type.Optional(Type.Boolean({ description: "Whether the account paid into is the platform's own or a customer's" })),
     accountOrWalletInfo: Type.Object(
       { accountType: Type.String({ description: 'US_ACCOUNT, <CCY>_ACCOUNT, LAYER2_WALLET or CHAIN2_WALLET' }) },
       { additionalProperties: true, description: 'Deposit coordinates; fields depend on accountType' },

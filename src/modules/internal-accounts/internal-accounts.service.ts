@@ -62,7 +62,7 @@ export function internalAccountToWire(row: InternalAccountRow, holderName: strin
     status: row.status as InternalAccountWire['status'],
     balance: { amount: available, currency: cur },
     totalBalance: { amount: available + Number(row.pending), currency: cur },
-    fundingPaymentInstructions: withInstructions ? fundingInstructions(row, holderName) : [],
+    fundingPaymentInstructions: withInstructions ? fundingInstructions(row, holderName, row.customer_id === null) : [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -10,7 +10,12 @@ export async function findBeneficialOwner(db: Kysely<Database>, platformId: stri
   return db.selectFrom('beneficial_owners').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateBeneficialOwner(db: Kysely<Database>, platformId: string, id: string, set: Updateable<BeneficialOwnersTable>): Promise<void> {
+export async function updateBeneficialOwner(
+  db: Kysely<Database>,
+  platformId: string,
+  id: string,
+  set: Updateable<BeneficialOwnersTable>,
+): Promise<void> {
   await db.updateTable('beneficial_owners').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
 }
 
@@ -26,11 +31,20 @@ export async function allBeneficialOwners(db: Kysely<Database>, platformId: stri
 }
 
 /** One page of a customer's beneficial owners, newest first, plus the total. */
-export async function listBeneficialOwners(db: Kysely<Database>, platformId: string, customerId: string, limit: number, afterId: string | undefined) {
+export async function listBeneficialOwners(
+  db: Kysely<Database>,
+  platformId: string,
+  customerId: string,
+  limit: number,
+  afterId: string | undefined,
+) {
   const q = db.selectFrom('beneficial_owners').where('platform_id', '=', platformId).where('customer_id', '=', customerId);
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }

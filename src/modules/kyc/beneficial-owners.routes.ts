@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { created, ok, write } from '../../http/write.ts';
 import { listBeneficialOwners } from './beneficial-owners.repo.ts';
 import {
   BeneficialOwnerCreateSchema,
@@ -13,10 +14,14 @@ import {
   BeneficialOwnerSchema,
   BeneficialOwnerUpdateSchema,
 } from './beneficial-owners.schemas.ts';
-import { beneficialOwnerToWire, createBeneficialOwner, requireBeneficialOwner, updateBeneficialOwner } from './beneficial-owners.service.ts';
+import {
+  beneficialOwnerToWire,
+  createBeneficialOwner,
+  requireBeneficialOwner,
+  updateBeneficialOwner,
+} from './beneficial-owners.service.ts';
 
 const TAG = 'KYC/KYB Verifications';
-const security = [{ BasicAuth: [] }];
 
 export function beneficialOwnerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -25,13 +30,14 @@ export function beneficialOwnerRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createBeneficialOwner', tags: [TAG], security,
+          operationId: 'createBeneficialOwner',
+          tags: [TAG],
           summary: 'Add a beneficial owner, director or officer to a BUSINESS customer (runs KYC on the person)',
           body: BeneficialOwnerCreateSchema,
           response: { 201: BeneficialOwnerSchema, ...errorResponses(400, 401, 403, 404, 410) },
         },
       },
-      async (req, reply) => reply.code(201).send(await createBeneficialOwner(ctx, platformOf(req).platform, req.body)),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createBeneficialOwner(u, req.body))),
     );
 
     app.get(
@@ -39,7 +45,9 @@ export function beneficialOwnerRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listBeneficialOwners', tags: [TAG], summary: "List a business customer's beneficial owners", security,
+          operationId: 'listBeneficialOwners',
+          tags: [TAG],
+          summary: "List a business customer's beneficial owners",
           querystring: BeneficialOwnerListQuery,
           response: { 200: BeneficialOwnerListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -47,7 +55,13 @@ export function beneficialOwnerRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       async (req) => {
         const { platform } = platformOf(req);
         const limit = req.query.limit ?? 20;
-        const { rows, totalCount } = await listBeneficialOwners(ctx.db, platform.id, req.query.customerId, limit, decodeCursor(req.query.cursor));
+        const { rows, totalCount } = await listBeneficialOwners(
+          ctx.db,
+          platform.id,
+          req.query.customerId,
+          limit,
+          decodeCursor(req.query.cursor),
+        );
         return toPage(rows, limit, totalCount, beneficialOwnerToWire);
       },
     );
@@ -57,7 +71,9 @@ export function beneficialOwnerRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getBeneficialOwner', tags: [TAG], summary: 'Get a beneficial owner', security,
+          operationId: 'getBeneficialOwner',
+          tags: [TAG],
+          summary: 'Get a beneficial owner',
           params: BeneficialOwnerIdParams,
           response: { 200: BeneficialOwnerSchema, ...errorResponses(401, 403, 404) },
         },
@@ -70,13 +86,15 @@ export function beneficialOwnerRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'updateBeneficialOwner', tags: [TAG], summary: 'Update a beneficial owner (only the fields sent change)', security,
+          operationId: 'updateBeneficialOwner',
+          tags: [TAG],
+          summary: 'Update a beneficial owner (only the fields sent change)',
           params: BeneficialOwnerIdParams,
           body: BeneficialOwnerUpdateSchema,
           response: { 200: BeneficialOwnerSchema, ...errorResponses(400, 401, 403, 404, 410) },
         },
       },
-      async (req) => updateBeneficialOwner(ctx, platformOf(req).platform, req.params.beneficialOwnerId, req.body),
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await updateBeneficialOwner(u, req.params.beneficialOwnerId, req.body))),
     );
   };
 }

@@ -18,9 +18,12 @@ export const KycStatusSchema = StringEnum(['UNVERIFIED', 'PENDING', 'APPROVED', 
 
 export const IdentificationTypeSchema = StringEnum(['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'], { title: 'IdentificationType' });
 
-export const BeneficialOwnerRoleSchema = StringEnum(['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'], {
-  title: 'BeneficialOwnerRole',
-});
+export const BeneficialOwnerRoleSchema = StringEnum(
+  ['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'],
+  {
+    title: 'BeneficialOwnerRole',
+  },
+);
 export type BeneficialOwnerRole = Static<typeof BeneficialOwnerRoleSchema>;
 
 export const KycAddressSchema = Obj(

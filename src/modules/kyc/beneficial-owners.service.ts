@@ -4,10 +4,10 @@
  * 002 REJECTED, anything else APPROVED); a PATCH that changes the last name re-runs it.
  */
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.ts';
 import { errors, type FieldError } from '../../http/errors.ts';
-import { iso, platformNowMs } from '../../lib/time.ts';
-import type { BeneficialOwnerRow, Database, PlatformRow } from '../../store/schema.ts';
+import type { BeneficialOwnerRow, Database } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
+import { requireCustomer } from '../customers/customers.service.ts';
 import {
   allBeneficialOwners,
   findBeneficialOwner,
@@ -21,7 +21,7 @@ import type {
   BeneficialOwnerUpdate,
   BeneficialOwnerWire,
 } from './beneficial-owners.schemas.ts';
-import { kycStatusForName, requireLiveCustomer } from './kyc.customers.ts';
+import { kycStatusForName } from './kyc.customers.ts';
 
 export function beneficialOwnerToWire(row: BeneficialOwnerRow): BeneficialOwnerWire {
   return {
@@ -36,88 +36,82 @@ export function beneficialOwnerToWire(row: BeneficialOwnerRow): BeneficialOwnerW
   };
 }
 
-/** The beneficial owners of a customer in wire form, oldest first (for the BusinessCustomer response). */
-export async function beneficialOwnersOfCustomer(db: Kysely<Database>, platformId: string, customerId: string): Promise<BeneficialOwnerWire[]> {
-  return (await allBeneficialOwners(db, platformId, customerId)).map(beneficialOwnerToWire);
-}
-
-/** A beneficial owner of this platform, or 404 NOT_FOUND. */
+/** A beneficial owner of this platform, or 404 REFERENCE_NOT_FOUND. */
 export async function requireBeneficialOwner(db: Kysely<Database>, platformId: string, id: string): Promise<BeneficialOwnerRow> {
   const row = await findBeneficialOwner(db, platformId, id);
   if (!row) throw errors.notFound('BeneficialOwner', id);
   return row;
 }
 
-export async function createBeneficialOwner(ctx: AppContext, platform: PlatformRow, body: BeneficialOwnerCreate): Promise<BeneficialOwnerWire> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const customer = await requireLiveCustomer(trx, platform.id, body.customerId, ctx.store.kind);
-    if (customer.customer_type !== 'BUSINESS') {
-      throw errors.invalidField('customerId', 'must be a BUSINESS customer (beneficial owners belong to businesses)');
-    }
-    const at = iso(platformNowMs(ctx.deps.clock, platform));
-    const problems = [
-      ...checkPersonalInfo(body.personalInfo, at, 'personalInfo'),
-      ...(await checkOwnershipTotal(trx, platform.id, customer.id, body.ownershipPercentage, undefined)),
-    ];
-    if (problems.length > 0) throw errors.invalidInput(`Invalid beneficial owner: ${problems[0]!.field} ${problems[0]!.message}`, problems);
-    const row: BeneficialOwnerRow = {
-      id: ctx.deps.ids.next('BeneficialOwner'),
-      platform_id: platform.id,
-      customer_id: customer.id,
-      roles: JSON.stringify(body.roles),
-      ownership_percentage: body.ownershipPercentage,
-      personal_info: JSON.stringify(body.personalInfo),
-      kyc_status: kycStatusForName(body.personalInfo.lastName),
-      created_at: at,
-      updated_at: at,
-    };
-    await insertBeneficialOwner(trx, row);
-    return beneficialOwnerToWire(row);
-  });
+/** Adds an owner to a BUSINESS customer (locked: its owners' shares are checked against each other). */
+export async function createBeneficialOwner(u: Unit, body: BeneficialOwnerCreate): Promise<BeneficialOwnerWire> {
+  const { trx, platform, at } = u;
+  const customer = await requireCustomer(trx, platform.id, body.customerId, { forUpdate: true });
+  if (customer.customer_type !== 'BUSINESS') {
+    throw errors.invalidField('customerId', 'must be a BUSINESS customer (beneficial owners belong to businesses)');
+  }
+  const problems = [
+    ...checkPersonalInfo(body.personalInfo, at, 'personalInfo'),
+    ...(await checkOwnershipTotal(trx, platform.id, customer.id, body.ownershipPercentage, undefined)),
+  ];
+  if (problems.length > 0) throw errors.invalidInput(`Invalid beneficial owner: ${problems[0]!.field} ${problems[0]!.message}`, problems);
+  const row: BeneficialOwnerRow = {
+    id: u.deps.ids.next('BeneficialOwner'),
+    platform_id: platform.id,
+    customer_id: customer.id,
+    roles: JSON.stringify(body.roles),
+    ownership_percentage: body.ownershipPercentage,
+    personal_info: JSON.stringify(body.personalInfo),
+    kyc_status: kycStatusForName(body.personalInfo.lastName),
+    created_at: at,
+    updated_at: at,
+  };
+  await insertBeneficialOwner(trx, row);
+  return beneficialOwnerToWire(row);
 }
 
-export async function updateBeneficialOwner(ctx: AppContext, platform: PlatformRow, id: string, patch: BeneficialOwnerUpdate): Promise<BeneficialOwnerWire> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const found = await requireBeneficialOwner(trx, platform.id, id);
-    await requireLiveCustomer(trx, platform.id, found.customer_id, ctx.store.kind);
-    // Read again under the customer's lock: a concurrent PATCH may have committed meanwhile.
-    const row = await requireBeneficialOwner(trx, platform.id, id);
-    const at = iso(platformNowMs(ctx.deps.clock, platform));
-    const before = beneficialOwnerToWire(row);
-    const info: BeneficialOwnerPersonalInfo = { ...before.personalInfo };
-    if (patch.personalInfo) {
-      for (const [k, v] of Object.entries(patch.personalInfo)) {
-        if (v !== undefined) (info as Record<string, unknown>)[k] = v;
-      }
+/** Changes the fields sent; a new last name runs the automatic KYC again. */
+export async function updateBeneficialOwner(u: Unit, id: string, patch: BeneficialOwnerUpdate): Promise<BeneficialOwnerWire> {
+  const { trx, platform, at } = u;
+  const found = await requireBeneficialOwner(trx, platform.id, id);
+  await requireCustomer(trx, platform.id, found.customer_id, { forUpdate: true });
+  // Read again under the customer's lock: a concurrent PATCH may have committed meanwhile.
+  const row = await requireBeneficialOwner(trx, platform.id, id);
+  const before = beneficialOwnerToWire(row);
+  const info: BeneficialOwnerPersonalInfo = { ...before.personalInfo };
+  if (patch.personalInfo) {
+    for (const [k, v] of Object.entries(patch.personalInfo)) {
+      if (v !== undefined) (info as Record<string, unknown>)[k] = v;
     }
-    const problems = [
-      ...(patch.personalInfo ? checkPersonalInfo(info, at, 'personalInfo') : []),
-      ...(patch.ownershipPercentage !== undefined
-        ? await checkOwnershipTotal(trx, platform.id, row.customer_id, patch.ownershipPercentage, row.id)
-        : []),
-    ];
-    if (problems.length > 0) throw errors.invalidInput(`Invalid beneficial owner: ${problems[0]!.field} ${problems[0]!.message}`, problems);
+  }
+  const problems = [
+    ...(patch.personalInfo ? checkPersonalInfo(info, at, 'personalInfo') : []),
+    ...(patch.ownershipPercentage !== undefined
+      ? await checkOwnershipTotal(trx, platform.id, row.customer_id, patch.ownershipPercentage, row.id)
+      : []),
+  ];
+  if (problems.length > 0) throw errors.invalidInput(`Invalid beneficial owner: ${problems[0]!.field} ${problems[0]!.message}`, problems);
 
-    const next: BeneficialOwnerRow = {
-      ...row,
-      roles: patch.roles !== undefined ? JSON.stringify(patch.roles) : row.roles,
-      ownership_percentage: patch.ownershipPercentage ?? Number(row.ownership_percentage),
-      personal_info: JSON.stringify(info),
-      // A new last name is a new identity to check: the automatic KYC runs again.
-      kyc_status: info.lastName !== before.personalInfo.lastName ? kycStatusForName(info.lastName) : row.kyc_status,
-    };
-    const changed = next.roles !== row.roles || next.ownership_percentage !== Number(row.ownership_percentage) || next.personal_info !== row.personal_info;
-    if (!changed) return before;
-    next.updated_at = at;
-    await updateRow(trx, platform.id, row.id, {
-      roles: next.roles,
-      ownership_percentage: next.ownership_percentage,
-      personal_info: next.personal_info,
-      kyc_status: next.kyc_status,
-      updated_at: at,
-    });
-    return beneficialOwnerToWire(next);
+  const next: BeneficialOwnerRow = {
+    ...row,
+    roles: patch.roles !== undefined ? JSON.stringify(patch.roles) : row.roles,
+    ownership_percentage: patch.ownershipPercentage ?? Number(row.ownership_percentage),
+    personal_info: JSON.stringify(info),
+    // A new last name is a new identity to check: the automatic KYC runs again.
+    kyc_status: info.lastName !== before.personalInfo.lastName ? kycStatusForName(info.lastName) : row.kyc_status,
+  };
+  const changed =
+    next.roles !== row.roles || next.ownership_percentage !== Number(row.ownership_percentage) || next.personal_info !== row.personal_info;
+  if (!changed) return before;
+  next.updated_at = at;
+  await updateRow(trx, platform.id, row.id, {
+    roles: next.roles,
+    ownership_percentage: next.ownership_percentage,
+    personal_info: next.personal_info,
+    kyc_status: next.kyc_status,
+    updated_at: at,
   });
+  return beneficialOwnerToWire(next);
 }
 
 /** Checks the schema cannot express: a birth date in the past. */
@@ -138,5 +132,10 @@ async function checkOwnershipTotal(
   const others = (await allBeneficialOwners(trx, platformId, customerId)).filter((o) => o.id !== exceptId);
   const total = others.reduce((sum, o) => sum + Number(o.ownership_percentage), 0) + percentage;
   if (total <= 100) return [];
-  return [{ field: 'ownershipPercentage', message: `would bring the business's total ownership to ${total}%; the owners' shares add up to at most 100` }];
+  return [
+    {
+      field: 'ownershipPercentage',
+      message: `would bring the business's total ownership to ${total}%; the owners' shares add up to at most 100`,
+    },
+  ];
 }

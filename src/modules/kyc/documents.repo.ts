@@ -4,7 +4,10 @@ import type { Database, DocumentRow, DocumentsTable } from '../../store/schema.t
 
 export async function insertDocument(db: Kysely<Database>, row: DocumentRow, bytes: Buffer): Promise<void> {
   await db.insertInto('documents').values(row).execute();
-  await db.insertInto('document_files').values({ document_id: row.id, platform_id: row.platform_id, content_base64: bytes.toString('base64') }).execute();
+  await db
+    .insertInto('document_files')
+    .values({ document_id: row.id, platform_id: row.platform_id, content_base64: bytes.toString('base64') })
+    .execute();
 }
 
 export async function findDocument(db: Kysely<Database>, platformId: string, id: string): Promise<DocumentRow | undefined> {
@@ -23,7 +26,13 @@ export async function readDocumentBytes(db: Kysely<Database>, platformId: string
 }
 
 /** Replaces a document's metadata and bytes. */
-export async function replaceDocument(db: Kysely<Database>, platformId: string, id: string, set: Updateable<DocumentsTable>, bytes: Buffer): Promise<void> {
+export async function replaceDocument(
+  db: Kysely<Database>,
+  platformId: string,
+  id: string,
+  set: Updateable<DocumentsTable>,
+  bytes: Buffer,
+): Promise<void> {
   await db.updateTable('documents').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
   await db
     .updateTable('document_files')
@@ -62,12 +71,21 @@ export async function markSubmitted(db: Kysely<Database>, platformId: string, id
 }
 
 /** One page of documents, newest first, plus the total that match. */
-export async function listDocuments(db: Kysely<Database>, platformId: string, f: { documentHolder?: string | undefined }, limit: number, afterId: string | undefined) {
+export async function listDocuments(
+  db: Kysely<Database>,
+  platformId: string,
+  f: { documentHolder?: string | undefined },
+  limit: number,
+  afterId: string | undefined,
+) {
   let q = db.selectFrom('documents').where('platform_id', '=', platformId);
   if (f.documentHolder !== undefined) q = q.where('document_holder', '=', f.documentHolder);
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }

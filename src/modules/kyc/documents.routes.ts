@@ -18,6 +18,7 @@ import { platformOf } from '../../http/auth.ts';
 import { ApiError, errors, type FieldError } from '../../http/errors.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { created, noContent, ok, write } from '../../http/write.ts';
 import { listDocuments } from './documents.repo.ts';
 import {
   DocumentIdParams,
@@ -38,7 +39,6 @@ import {
 } from './documents.service.ts';
 
 const TAG = 'Documents';
-const security = [{ BasicAuth: [] }];
 const MULTIPART = ['multipart/form-data'];
 
 /** Form limits: one file, a handful of short text fields. */
@@ -62,14 +62,15 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { auth: 'platform', permission: 'MANAGE' },
         preValidation: readForm,
         schema: {
-          operationId: 'uploadDocument', tags: [TAG], security,
+          operationId: 'uploadDocument',
+          tags: [TAG],
           summary: 'Upload a document (PDF, JPEG or PNG, at most 10 MiB) for a customer or a beneficial owner',
           consumes: MULTIPART,
           body: DocumentUploadSchema,
           response: { 201: DocumentSchema, ...errorResponses(400, 401, 403, 404, 410) },
         },
       },
-      async (req, reply) => reply.code(201).send(await uploadDocument(ctx, platformOf(req).platform, req.body, files.get(req))),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await uploadDocument(u, req.body, files.get(req)))),
     );
 
     app.get(
@@ -77,7 +78,9 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listDocuments', tags: [TAG], summary: 'List documents, optionally of one holder', security,
+          operationId: 'listDocuments',
+          tags: [TAG],
+          summary: 'List documents, optionally of one holder',
           querystring: DocumentListQuery,
           response: { 200: DocumentListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -85,7 +88,13 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (req) => {
         const { platform } = platformOf(req);
         const limit = req.query.limit ?? 20;
-        const { rows, totalCount } = await listDocuments(ctx.db, platform.id, { documentHolder: req.query.documentHolder }, limit, decodeCursor(req.query.cursor));
+        const { rows, totalCount } = await listDocuments(
+          ctx.db,
+          platform.id,
+          { documentHolder: req.query.documentHolder },
+          limit,
+          decodeCursor(req.query.cursor),
+        );
         return toPage(rows, limit, totalCount, documentToWire);
       },
     );
@@ -95,7 +104,9 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getDocument', tags: [TAG], summary: "Get a document's metadata", security,
+          operationId: 'getDocument',
+          tags: [TAG],
+          summary: "Get a document's metadata",
           params: DocumentIdParams,
           response: { 200: DocumentSchema, ...errorResponses(401, 403, 404) },
         },
@@ -109,7 +120,8 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { auth: 'platform', permission: 'MANAGE' },
         preValidation: readForm,
         schema: {
-          operationId: 'replaceDocument', tags: [TAG], security,
+          operationId: 'replaceDocument',
+          tags: [TAG],
           summary: 'Replace a document: a new file and new metadata (re-upload after a rejection)',
           consumes: MULTIPART,
           params: DocumentIdParams,
@@ -117,7 +129,8 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: DocumentSchema, ...errorResponses(400, 401, 403, 404, 410) },
         },
       },
-      async (req) => replaceDocumentById(ctx, platformOf(req).platform, req.params.documentId, req.body, files.get(req)),
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => ok(await replaceDocumentById(u, req.params.documentId, req.body, files.get(req)))),
     );
 
     app.delete(
@@ -125,15 +138,18 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'deleteDocument', tags: [TAG], summary: 'Delete a document not yet submitted for verification', security,
+          operationId: 'deleteDocument',
+          tags: [TAG],
+          summary: 'Delete a document not yet submitted for verification',
           params: DocumentIdParams,
           response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(401, 403, 404, 409) },
         },
       },
-      async (req, reply) => {
-        await deleteDocumentById(ctx, platformOf(req).platform.id, req.params.documentId);
-        return reply.code(204).send();
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          await deleteDocumentById(u, req.params.documentId);
+          return noContent;
+        }),
     );
   };
 }

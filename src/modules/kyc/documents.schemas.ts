@@ -4,18 +4,40 @@ import { DateTime, IdString, Obj, Page, PageQueryFields } from '../../http/schem
 import { CountryCode, StringEnum } from './beneficial-owners.schemas.ts';
 
 export const DOCUMENT_TYPES = [
-  'PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID', 'PROOF_OF_ADDRESS', 'BANK_STATEMENT', 'TAX_RETURN',
-  'CERTIFICATE_OF_INCORPORATION', 'ARTICLES_OF_INCORPORATION', 'ARTICLES_OF_ASSOCIATION', 'STATE_REGISTRY_EXCERPT',
-  'GOOD_STANDING_CERTIFICATE', 'INFORMATION_STATEMENT', 'INCUMBENCY_CERTIFICATE', 'BUSINESS_LICENSE',
-  'SHAREHOLDER_REGISTER', 'POWER_OF_ATTORNEY', 'UTILITY_BILL', 'ELECTRICITY_BILL', 'RENT_OR_LEASE_AGREEMENT',
-  'DIRECTOR_REGISTRY', 'TRUST_AGREEMENT', 'STATE_COMPANY_REGISTRY', 'PARTNERSHIP_CONTROL_AGREEMENT',
-  'PARTNERSHIP_AGREEMENT', 'SELFIE', 'OTHER',
+  'PASSPORT',
+  'DRIVERS_LICENSE',
+  'NATIONAL_ID',
+  'PROOF_OF_ADDRESS',
+  'BANK_STATEMENT',
+  'TAX_RETURN',
+  'CERTIFICATE_OF_INCORPORATION',
+  'ARTICLES_OF_INCORPORATION',
+  'ARTICLES_OF_ASSOCIATION',
+  'STATE_REGISTRY_EXCERPT',
+  'GOOD_STANDING_CERTIFICATE',
+  'INFORMATION_STATEMENT',
+  'INCUMBENCY_CERTIFICATE',
+  'BUSINESS_LICENSE',
+  'SHAREHOLDER_REGISTER',
+  'POWER_OF_ATTORNEY',
+  'UTILITY_BILL',
+  'ELECTRICITY_BILL',
+  'RENT_OR_LEASE_AGREEMENT',
+  'DIRECTOR_REGISTRY',
+  'TRUST_AGREEMENT',
+  'STATE_COMPANY_REGISTRY',
+  'PARTNERSHIP_CONTROL_AGREEMENT',
+  'PARTNERSHIP_AGREEMENT',
+  'SELFIE',
+  'OTHER',
 ] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export const DocumentTypeSchema = StringEnum(DOCUMENT_TYPES, { title: 'DocumentType' });
 
-export const DocumentSideSchema = StringEnum(['FRONT', 'BACK'], { description: "Which side of a two-sided document (driver's licence, national id)" });
+export const DocumentSideSchema = StringEnum(['FRONT', 'BACK'], {
+  description: "Which side of a two-sided document (driver's licence, national id)",
+});
 
 /** The largest accepted file: 10 MiB. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;

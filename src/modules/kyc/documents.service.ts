@@ -8,14 +8,20 @@
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.ts';
 import { errors, type FieldError } from '../../http/errors.ts';
-import { iso, platformNowMs } from '../../lib/time.ts';
-import type { Database, DocumentRow, PlatformRow } from '../../store/schema.ts';
+import type { Database, DocumentRow } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
+import { findCustomer } from '../customers/customers.repo.ts';
+import { requireCustomer } from '../customers/customers.service.ts';
 import { requireBeneficialOwner } from './beneficial-owners.service.ts';
 import { deleteDocument, findDocument, insertDocument, replaceDocument } from './documents.repo.ts';
-import { MAX_DOCUMENT_BYTES, type DocumentReplace, type DocumentType, type DocumentUpload, type DocumentWire } from './documents.schemas.ts';
-import { lockCustomer, requireLiveCustomer } from './kyc.customers.ts';
+import {
+  MAX_DOCUMENT_BYTES,
+  type DocumentReplace,
+  type DocumentType,
+  type DocumentUpload,
+  type DocumentWire,
+} from './documents.schemas.ts';
 
 /** A file taken from a multipart form. */
 export interface UploadedFile {
@@ -44,10 +50,15 @@ export function checkFile(file: UploadedFile | undefined): { type: SniffedType; 
   if (!file) throw errors.invalidField('file', 'is required: send the document as a file part named file');
   const problems: FieldError[] = [];
   if (file.bytes.length === 0) problems.push({ field: 'file', message: 'is empty' });
-  if (file.bytes.length > MAX_DOCUMENT_BYTES) problems.push({ field: 'file', message: `must be at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB)` });
+  if (file.bytes.length > MAX_DOCUMENT_BYTES)
+    problems.push({ field: 'file', message: `must be at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB)` });
   const type = file.bytes.length > 0 ? sniffType(file.bytes) : undefined;
   if (file.bytes.length > 0 && !type) {
-    problems.push({ field: 'file', message: 'must be a PDF, JPEG or PNG file (its content is none of these)', constraint: { enum: ['application/pdf', 'image/jpeg', 'image/png'] } });
+    problems.push({
+      field: 'file',
+      message: 'must be a PDF, JPEG or PNG file (its content is none of these)',
+      constraint: { enum: ['application/pdf', 'image/jpeg', 'image/png'] },
+    });
   }
   // Browsers may send a full client path ("C:\fakepath\scan.pdf"): keep the last segment only.
   const base = file.filename.split(/[\\/]/).pop() ?? '';
@@ -72,48 +83,57 @@ export function documentToWire(row: DocumentRow): DocumentWire {
   return w;
 }
 
-/** The customer a holder id stands for: a live Customer, or the live customer of a BeneficialOwner. */
-async function holderCustomerId(trx: Kysely<Database>, ctx: AppContext, platformId: string, holder: string): Promise<string> {
+/**
+ * The customer a holder id stands for: a live Customer, or the live customer of a BeneficialOwner.
+ * The customer's row stays locked until the unit ends (its documents change one write at a time).
+ */
+async function holderCustomerId(u: Unit, holder: string): Promise<string> {
   if (holder.startsWith('BeneficialOwner:')) {
-    const owner = await requireBeneficialOwner(trx, platformId, holder);
-    await requireLiveCustomer(trx, platformId, owner.customer_id, ctx.store.kind);
+    const owner = await requireBeneficialOwner(u.trx, u.platform.id, holder);
+    await requireCustomer(u.trx, u.platform.id, owner.customer_id, { forUpdate: true });
     return owner.customer_id;
   }
-  if (holder.startsWith('Customer:')) return (await requireLiveCustomer(trx, platformId, holder, ctx.store.kind)).id;
+  if (holder.startsWith('Customer:')) return (await requireCustomer(u.trx, u.platform.id, holder, { forUpdate: true })).id;
   // The schema only lets these two prefixes through; kept for callers that skip it.
   throw errors.invalidField('documentHolder', 'must be a Customer id or a BeneficialOwner id');
 }
 
-export async function uploadDocument(ctx: AppContext, platform: PlatformRow, form: DocumentUpload, file: UploadedFile | undefined): Promise<DocumentWire> {
-  const { type, fileName } = checkFile(file);
-  const bytes = file!.bytes;
-  return ctx.db.transaction().execute(async (trx) => {
-    const customerId = await holderCustomerId(trx, ctx, platform.id, form.documentHolder);
-    const at = iso(platformNowMs(ctx.deps.clock, platform));
-    const row: DocumentRow = {
-      id: ctx.deps.ids.next('Document'),
-      platform_id: platform.id,
-      document_holder: form.documentHolder,
-      customer_id: customerId,
-      document_type: form.documentType,
-      side: form.side ?? null,
-      country: form.country,
-      document_number: form.documentNumber ?? null,
-      issuing_authority: form.issuingAuthority ?? null,
-      file_name: fileName,
-      content_type: type,
-      size_bytes: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      submitted_at: null,
-      created_at: at,
-      updated_at: at,
-    };
-    await insertDocument(trx, row, bytes);
-    return documentToWire(row);
-  });
+/** What an upload or a replacement sets: the metadata (fields left out are cleared) and the new file, not yet submitted. */
+function contentFields(form: DocumentReplace, fileName: string, type: string, bytes: Buffer) {
+  return {
+    document_type: form.documentType,
+    side: form.side ?? null,
+    country: form.country,
+    document_number: form.documentNumber ?? null,
+    issuing_authority: form.issuingAuthority ?? null,
+    file_name: fileName,
+    content_type: type,
+    size_bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    submitted_at: null,
+  } satisfies Partial<DocumentRow>;
 }
 
-/** A document of this platform, or 404 NOT_FOUND. */
+/** POST /documents: a new document of a customer or beneficial owner (the file is checked first). */
+export async function uploadDocument(u: Unit, form: DocumentUpload, file: UploadedFile | undefined): Promise<DocumentWire> {
+  const { type, fileName } = checkFile(file);
+  const bytes = file!.bytes;
+  const customerId = await holderCustomerId(u, form.documentHolder);
+  const at = u.at;
+  const row: DocumentRow = {
+    id: u.deps.ids.next('Document'),
+    platform_id: u.platform.id,
+    document_holder: form.documentHolder,
+    customer_id: customerId,
+    ...contentFields(form, fileName, type, bytes),
+    created_at: at,
+    updated_at: at,
+  };
+  await insertDocument(u.trx, row, bytes);
+  return documentToWire(row);
+}
+
+/** A document of this platform, or 404 REFERENCE_NOT_FOUND. */
 export async function requireDocument(db: Kysely<Database>, platformId: string, id: string): Promise<DocumentRow> {
   const row = await findDocument(db, platformId, id);
   if (!row) throw errors.notFound('Document', id);
@@ -121,43 +141,34 @@ export async function requireDocument(db: Kysely<Database>, platformId: string, 
 }
 
 /** PUT: a new file and new metadata (fields left out are cleared); the holder stays. */
-export async function replaceDocumentById(ctx: AppContext, platform: PlatformRow, id: string, form: DocumentReplace, file: UploadedFile | undefined): Promise<DocumentWire> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const current = await requireDocument(trx, platform.id, id);
-    // 404 for an unknown id before complaining about the file.
-    const { type, fileName } = checkFile(file);
-    const bytes = file!.bytes;
-    await holderCustomerId(trx, ctx, platform.id, current.document_holder);
-    const at = iso(platformNowMs(ctx.deps.clock, platform));
-    const next: DocumentRow = {
-      ...current,
-      document_type: form.documentType,
-      side: form.side ?? null,
-      country: form.country,
-      document_number: form.documentNumber ?? null,
-      issuing_authority: form.issuingAuthority ?? null,
-      file_name: fileName,
-      content_type: type,
-      size_bytes: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      submitted_at: null,
-      updated_at: at,
-    };
-    const { id: _id, platform_id: _p, created_at: _c, document_holder: _h, customer_id: _cu, ...set } = next;
-    await replaceDocument(trx, platform.id, id, set, bytes);
-    return documentToWire(next);
-  });
+export async function replaceDocumentById(
+  u: Unit,
+  id: string,
+  form: DocumentReplace,
+  file: UploadedFile | undefined,
+): Promise<DocumentWire> {
+  const { trx, platform, at } = u;
+  const current = await requireDocument(trx, platform.id, id);
+  // 404 for an unknown id before complaining about the file.
+  const { type, fileName } = checkFile(file);
+  const bytes = file!.bytes;
+  await holderCustomerId(u, current.document_holder);
+  const next: DocumentRow = { ...current, ...contentFields(form, fileName, type, bytes), updated_at: at };
+  const { id: _id, platform_id: _p, created_at: _c, document_holder: _h, customer_id: _cu, ...set } = next;
+  await replaceDocument(trx, platform.id, id, set, bytes);
+  return documentToWire(next);
 }
 
-export async function deleteDocumentById(ctx: AppContext, platformId: string, id: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    const found = await requireDocument(trx, platformId, id);
-    // Under the customer's lock a concurrent verification cannot mark it submitted meanwhile.
-    await lockCustomer(trx, platformId, found.customer_id, ctx.store.kind);
-    const row = await requireDocument(trx, platformId, id);
-    if (row.submitted_at !== null) {
-      throw errors.conflict(`Document ${id} was submitted for verification and can no longer be deleted; replace it with PUT instead`);
-    }
-    await deleteDocument(trx, platformId, id);
-  });
+/** DELETE: a document not yet submitted for verification (409 once it was). */
+export async function deleteDocumentById(u: Unit, id: string): Promise<void> {
+  const { trx, platform } = u;
+  const found = await requireDocument(trx, platform.id, id);
+  // Under the customer's lock a concurrent verification cannot mark it submitted meanwhile (a
+  // deleted customer's documents may still be deleted: the lock is all this needs).
+  await findCustomer(trx, platform.id, found.customer_id, { forUpdate: true });
+  const row = await requireDocument(trx, platform.id, id);
+  if (row.submitted_at !== null) {
+    throw errors.conflict(`Document ${id} was submitted for verification and can no longer be deleted; replace it with PUT instead`);
+  }
+  await deleteDocument(trx, platform.id, id);
 }

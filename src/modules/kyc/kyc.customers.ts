@@ -1,28 +1,5 @@
-/** How the KYC module reads the customers it works on (the customers module owns the table). */
-import type { Kysely } from 'kysely';
-import { errors } from '../../http/errors.ts';
-import type { StoreKind } from '../../store/db.ts';
-import type { CustomerRow, Database } from '../../store/schema.ts';
-import { findCustomer } from '../customers/customers.repo.ts';
-
-/**
- * A customer of this platform that may still change: unknown → 404 USER_NOT_FOUND, deleted → 410.
- * With `lock` (PostgreSQL, inside a transaction) the row stays locked until commit, which
- * serialises KYC writes on one customer across processes (SQLite transactions are serial anyway).
- */
-export async function requireLiveCustomer(db: Kysely<Database>, platformId: string, id: string, lock?: StoreKind): Promise<CustomerRow> {
-  await lockCustomer(db, platformId, id, lock);
-  const row = await findCustomer(db, platformId, id);
-  if (!row) throw errors.customerNotFound(id);
-  if (row.deleted_at !== null) throw errors.customerDeleted(id);
-  return row;
-}
-
-/** On PostgreSQL inside a transaction: locks the customer's row until commit (no-op elsewhere). */
-export async function lockCustomer(db: Kysely<Database>, platformId: string, id: string, kind: StoreKind | undefined): Promise<void> {
-  if (kind !== 'postgres') return;
-  await db.selectFrom('customers').select('id').where('platform_id', '=', platformId).where('id', '=', id).forUpdate().execute();
-}
+/** Helpers the KYC module reads customers with (the customers module owns the table and `requireCustomer`). */
+import type { CustomerRow } from '../../store/schema.ts';
 
 /** The customer's type-specific fields (`data` JSON); an unreadable value counts as empty. */
 export function customerData(row: CustomerRow): Record<string, unknown> {

@@ -16,13 +16,22 @@ export interface VerificationFilter {
 }
 
 /** One page of verifications, newest first, plus the total that match. */
-export async function listVerifications(db: Kysely<Database>, platformId: string, f: VerificationFilter, limit: number, afterId: string | undefined) {
+export async function listVerifications(
+  db: Kysely<Database>,
+  platformId: string,
+  f: VerificationFilter,
+  limit: number,
+  afterId: string | undefined,
+) {
   let q = db.selectFrom('verifications').where('platform_id', '=', platformId);
   if (f.customerId !== undefined) q = q.where('customer_id', '=', f.customerId);
   if (f.verificationStatus !== undefined) q = q.where('verification_status', '=', f.verificationStatus);
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { ok, write } from '../../http/write.ts';
 import { listVerifications } from './verifications.repo.ts';
 import {
   VerificationIdParams,
@@ -15,7 +16,6 @@ import {
 import { createVerification, requireVerification, verificationToWire } from './verifications.service.ts';
 
 const TAG = 'KYC/KYB Verifications';
-const security = [{ BasicAuth: [] }];
 
 export function verificationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -24,13 +24,14 @@ export function verificationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createVerification', tags: [TAG], security,
+          operationId: 'createVerification',
+          tags: [TAG],
           summary: 'Submit a customer for KYC (individual) or KYB (business); RESOLVE_ERRORS lists what is missing',
           body: VerificationRequestSchema,
           response: { 200: VerificationSchema, ...errorResponses(400, 401, 403, 404, 410) },
         },
       },
-      async (req) => createVerification(ctx, platformOf(req).platform, req.body.customerId),
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await createVerification(u, req.body.customerId))),
     );
 
     app.get(
@@ -38,7 +39,9 @@ export function verificationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listVerifications', tags: [TAG], summary: 'List verifications, optionally of one customer or in one status', security,
+          operationId: 'listVerifications',
+          tags: [TAG],
+          summary: 'List verifications, optionally of one customer or in one status',
           querystring: VerificationListQuery,
           response: { 200: VerificationListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -63,7 +66,9 @@ export function verificationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getVerification', tags: [TAG], summary: 'Get a verification', security,
+          operationId: 'getVerification',
+          tags: [TAG],
+          summary: 'Get a verification',
           params: VerificationIdParams,
           response: { 200: VerificationSchema, ...errorResponses(401, 403, 404) },
         },

@@ -2,15 +2,16 @@
  * Resolving the two sides of a payment from a request: which accounts, currencies, customers,
  * rails and sandbox outcome. Unknown ids and another platform's ids are 404.
  */
-import { ApiError, errors } from '../../http/errors.ts';
+import { errors } from '../../http/errors.ts';
 import { findCurrency } from '../../lib/currencies.ts';
 import type { ExternalAccountRow, InternalAccountRow } from '../../store/schema.ts';
 import { findCustomer } from '../customers/customers.repo.ts';
 import { payoutRailFor } from '../exchange-rates/exchange-rates.service.ts';
 import { externalAccountToWire, sandboxSuffix } from '../external-accounts/external-accounts.service.ts';
 import { fundingInstructions } from '../internal-accounts/funding.ts';
-import type { Env } from './payment-engine.ts';
-import { selectInternalAccount, selectLiveExternalAccount } from './payment-statements.ts';
+import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
+import type { Env } from './payment-ledger.ts';
+import { findLiveExternalAccount } from './payments.repo.ts';
 import { quoteScenario, sandboxUmaParty, type Scenario } from './sandbox-outcomes.ts';
 
 export interface ResolvedSource {
@@ -19,6 +20,8 @@ export interface ResolvedSource {
   accountId: string | null;
   /** Set when the money is held on an internal account. */
   internalAccountId: string | null;
+  /** That internal account, as read in this unit (its balance answers a shortfall early). */
+  internalAccount: InternalAccountRow | null;
   customerId: string | null;
   platformCustomerId: string | null;
   realtime: boolean;
@@ -40,23 +43,23 @@ export interface ResolvedDestination {
 export const PULLABLE_ACCOUNT_TYPES: ReadonlySet<string> = new Set(['US_ACCOUNT']);
 
 export async function activeInternalAccount(env: Env, id: string, field: string): Promise<InternalAccountRow> {
-  const row = await selectInternalAccount.first(env.trx, { platformId: env.platform.id, id });
+  const row = await findInternalAccount(env.u.trx, env.u.platform.id, id);
   if (!row) throw errors.notFound('Internal account', id);
   if (row.status !== 'ACTIVE') throw errors.invalidField(field, `internal account ${id} is ${row.status}`);
   return row;
 }
 
 export async function liveExternalAccount(env: Env, id: string): Promise<ExternalAccountRow> {
-  const row = await selectLiveExternalAccount.first(env.trx, { platformId: env.platform.id, id });
+  const row = await findLiveExternalAccount(env.u.trx, env.u.platform.id, id);
   if (!row) throw errors.notFound('External account', id);
   return row;
 }
 
 async function customerRef(env: Env, customerId: string | null): Promise<{ customerId: string | null; platformCustomerId: string | null }> {
   if (!customerId) return { customerId: null, platformCustomerId: null };
-  const c = await findCustomer(env.trx, env.platform.id, customerId);
-  if (!c) throw new ApiError(404, 'USER_NOT_FOUND', `Customer ${customerId} not found`);
-  if (c.deleted_at) throw new ApiError(410, 'CUSTOMER_DELETED', `Customer ${customerId} was deleted`);
+  const c = await findCustomer(env.u.trx, env.u.platform.id, customerId);
+  if (!c) throw errors.customerNotFound(customerId);
+  if (c.deleted_at) throw errors.payerDeleted(customerId);
   return { customerId: c.id, platformCustomerId: c.platform_customer_id };
 }
 
@@ -68,29 +71,35 @@ export async function resolveSource(env: Env, s: SourceBody): Promise<ResolvedSo
   if (s.sourceType === 'REALTIME_FUNDING') {
     if (!findCurrency(s.currency)) throw errors.invalidCurrency(s.currency, 'source.currency');
     const who = await customerRef(env, s.customerId ?? null);
-    const holder = env.platform.name;
+    const holder = env.u.platform.name;
     return {
       currency: s.currency,
       accountId: null,
       internalAccountId: null,
+      internalAccount: null,
       ...who,
       realtime: true,
       walletAccount: false,
       wire: { sourceType: 'REALTIME_FUNDING', currency: s.currency, ...(who.customerId ? { customerId: who.customerId } : {}) },
       fundingInfo: (reference) =>
-        fundingInstructions({ id: `Quote:${reference}`, currency: s.currency, funding_reference: reference }, holder)[0]!.accountOrWalletInfo,
+        fundingInstructions({ id: `Quote:${reference}`, currency: s.currency, funding_reference: reference }, holder, !who.customerId)[0]!
+          .accountOrWalletInfo,
     };
   }
   if (s.accountId.startsWith('ExternalAccount:')) {
     const ext = await liveExternalAccount(env, s.accountId);
     if (!PULLABLE_ACCOUNT_TYPES.has(ext.account_type)) {
-      throw errors.invalidField('source.accountId', `external account ${ext.id} (${ext.account_type}) cannot be pulled from; only US_ACCOUNT supports pulls`);
+      throw errors.invalidField(
+        'source.accountId',
+        `external account ${ext.id} (${ext.account_type}) cannot be pulled from; only US_ACCOUNT supports pulls`,
+      );
     }
     const who = await customerRef(env, s.customerId ?? ext.customer_id);
     return {
       currency: ext.currency,
       accountId: ext.id,
       internalAccountId: null,
+      internalAccount: null,
       ...who,
       realtime: false,
       walletAccount: false,
@@ -107,6 +116,7 @@ export async function resolveSource(env: Env, s: SourceBody): Promise<ResolvedSo
     currency: acct.currency,
     accountId: acct.id,
     internalAccountId: acct.id,
+    internalAccount: acct,
     ...who,
     realtime: false,
     walletAccount: acct.type === 'EMBEDDED_WALLET',
@@ -119,12 +129,10 @@ type DestinationBody =
   | { destinationType: 'ACCOUNT'; accountId: string; paymentRail?: string | undefined }
   | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency?: string | undefined };
 
-export async function resolveDestination(env: Env, d: DestinationBody, sandboxUmaDomain: string): Promise<ResolvedDestination> {
+export async function resolveDestination(env: Env, d: DestinationBody): Promise<ResolvedDestination> {
   if (d.destinationType === 'UMA_ADDRESS') {
-    const receiver = sandboxUmaParty(d.umaAddress, sandboxUmaDomain, 'destination.umaAddress');
-    if (d.currency && d.currency !== receiver.currency) {
-      throw new ApiError(400, 'INVALID_CURRENCY', `${d.umaAddress} receives ${receiver.currency}`, { errors: [{ field: 'destination.currency', message: `must be ${receiver.currency}` }] });
-    }
+    const receiver = sandboxUmaParty(d.umaAddress, env.u.app.config.sandboxUmaDomain, 'destination.umaAddress');
+    if (d.currency && d.currency !== receiver.currency) throw errors.umaReceiverCurrency(d.umaAddress, receiver.currency);
     return {
       currency: receiver.currency,
       accountId: d.umaAddress.toLowerCase(),
@@ -158,7 +166,8 @@ export async function resolveDestination(env: Env, d: DestinationBody, sandboxUm
 export function chooseRail(ext: ExternalAccountRow, requested: string | undefined, field: string): string | null {
   const rails = (externalAccountToWire(ext).accountInfo as { paymentRails?: string[] }).paymentRails ?? [];
   if (requested) {
-    if (!rails.includes(requested)) throw errors.invalidField(field, `${requested} is not a rail of ${ext.id} (${rails.join(', ') || 'none'})`);
+    if (!rails.includes(requested))
+      throw errors.invalidField(field, `${requested} is not a rail of ${ext.id} (${rails.join(', ') || 'none'})`);
     return requested;
   }
   return rails[0] ?? payoutRailFor(ext.currency) ?? null;

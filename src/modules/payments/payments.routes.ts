@@ -2,14 +2,16 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { pageRequest, toWirePage } from '../../http/pagination.ts';
 import { platformOf } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
-import { runOnce } from '../../http/idempotency.ts';
 import { CurrencyCode, errorResponses, IdString, Obj } from '../../http/schemas.ts';
+import { walletSignatureOf } from '../../http/wallet-signature.ts';
+import { accepted, created, ok, write } from '../../http/write.ts';
 import { platformNowMs } from '../../lib/time.ts';
-import { retryOnConflict } from '../../store/retry.ts';
+import { SignatureHeaders, SignedRequestChallengeSchema } from '../auth/auth.schemas.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
-import { registerPaymentJobs, transactionToWire } from './payment-engine.ts';
+import { transactionToWire } from './payment-engine.ts';
 import {
   ApproveSchema,
   CancelSchema,
@@ -18,6 +20,7 @@ import {
   QuoteIdParams,
   QuoteSchema,
   RejectSchema,
+  ScaFactorSchema,
   TransactionIdParams,
   TransactionListQuery,
   TransactionListSchema,
@@ -25,33 +28,23 @@ import {
   TransferInSchema,
   TransferOutSchema,
 } from './payments.schemas.ts';
-import { createQuote, executeQuote, quoteToWire, registerQuoteJobs } from './quotes.service.ts';
-import { findQuote } from './transactions.repo.ts';
+import { createQuote, executeQuoteSigned, getQuote } from './quotes.service.ts';
+import { sandboxSend, sandboxUmaReceive } from './sandbox-payments.service.ts';
 import {
+  approveIncoming,
   cancelTransaction,
   confirmReceipt,
-  decideIncoming,
   getTransaction,
   listTransactionPage,
-  registerIncomingJobs,
-  sandboxSend,
-  sandboxUmaReceive,
+  rejectIncoming,
 } from './transactions.service.ts';
 import { transferIn, transferOut } from './transfers.service.ts';
 
-const security = [{ BasicAuth: [] }];
-const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response' })) });
-
-function walletSignatureOf(req: FastifyRequest): string | undefined {
-  const h = req.headers['service-wallet-signature'] ?? req.headers['grid-wallet-signature'];
-  return Array.isArray(h) ? h[0] : h;
-}
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response' })),
+});
 
 export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  registerPaymentJobs(ctx);
-  registerQuoteJobs(ctx);
-  registerIncomingJobs(ctx);
-
   return async (app) => {
     // ---- quotes
     app.post(
@@ -59,16 +52,15 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'TRANSACT' },
         schema: {
-          operationId: 'createQuote', tags: ['Cross-Currency Transfers'], summary: 'Create a quote (optionally executing it at once)', security,
+          operationId: 'createQuote',
+          tags: ['Cross-Currency Transfers'],
+          summary: 'Create a quote (optionally executing it at once)',
           headers: IdempotencyHeaders,
           body: QuoteCreateSchema,
           response: { 201: QuoteSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({ status: 201, body: await createQuote(trx, ctx, platform, req.body) }));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await createQuote(u, req.body))),
     );
 
     app.get(
@@ -76,16 +68,16 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getQuoteById', tags: ['Cross-Currency Transfers'], summary: 'Get a quote', security,
+          operationId: 'getQuoteById',
+          tags: ['Cross-Currency Transfers'],
+          summary: 'Get a quote',
           params: QuoteIdParams,
           response: { 200: QuoteSchema, ...errorResponses(401, 403, 404) },
         },
       },
       async (req) => {
         const { platform } = platformOf(req);
-        const q = await findQuote(ctx.db, platform.id, req.params.quoteId);
-        if (!q) throw errors.quoteNotFound(req.params.quoteId);
-        return quoteToWire(q, platformNowMs(ctx.deps.clock, platform));
+        return getQuote(ctx.db, platform, platformNowMs(ctx.deps.clock, platform), req.params.quoteId);
       },
     );
 
@@ -94,22 +86,29 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
         schema: {
-          operationId: 'executeQuote', tags: ['Cross-Currency Transfers'], summary: 'Execute a locked quote funded from an account', security,
+          operationId: 'executeQuote',
+          tags: ['Cross-Currency Transfers'],
+          summary: 'Execute a locked quote funded from an account',
+          description:
+            'An EMBEDDED_WALLET source needs a wallet session’s signature (spec §4.2, §4.9): without Service-Wallet-Signature ' +
+            'and Request-Id the answer is 202 with a challenge, and the same request retried with both executes the quote; ' +
+            'a stamp over the quote’s own paymentInstructions payloadToSign, without Request-Id, executes it too. ' +
+            'Other sources ignore these headers.',
           params: QuoteIdParams,
           headers: Type.Object({
-            'idempotency-key': Type.Optional(Type.String()),
-            'service-wallet-signature': Type.Optional(Type.String({ description: 'Required when the source is an embedded wallet' })),
+            'idempotency-key': Type.Optional(Type.String({ description: 'Replays return the first response (a 202 challenge too)' })),
+            ...SignatureHeaders.properties,
           }),
-          body: Obj({ scaFactor: Type.Optional(Type.Union([Type.Literal('SMS_OTP'), Type.Literal('PASSKEY')])) }, { title: 'ExecuteQuoteRequest' }),
-          response: { 200: QuoteSchema, ...errorResponses(400, 401, 403, 404, 409) },
+          body: Obj({ scaFactor: Type.Optional(ScaFactorSchema) }, { title: 'ExecuteQuoteRequest' }),
+          response: { 200: QuoteSchema, 202: SignedRequestChallengeSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({
-          status: 200,
-          body: await executeQuote(trx, ctx, platform, req.params.quoteId, walletSignatureOf(req)),
-        }));
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) => {
+          const out = await executeQuoteSigned(u, { quoteId: req.params.quoteId, signature, content: req.body });
+          return out.kind === 'challenge' ? accepted(out.challenge) : ok(out.value);
+        });
       },
     );
 
@@ -119,16 +118,15 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'TRANSACT' },
         schema: {
-          operationId: 'createTransferIn', tags: ['Same-Currency Transfers'], summary: 'Pull funds from an external account into an internal account', security,
+          operationId: 'createTransferIn',
+          tags: ['Same-Currency Transfers'],
+          summary: 'Pull funds from an external account into an internal account',
           headers: IdempotencyHeaders,
           body: TransferInSchema,
           response: { 201: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({ status: 201, body: await transferIn(trx, ctx, platform, req.body) }));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await transferIn(u, req.body))),
     );
 
     app.post(
@@ -136,16 +134,15 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'TRANSACT' },
         schema: {
-          operationId: 'createTransferOut', tags: ['Same-Currency Transfers'], summary: 'Push funds from an internal account to an external account', security,
+          operationId: 'createTransferOut',
+          tags: ['Same-Currency Transfers'],
+          summary: 'Push funds from an internal account to an external account',
           headers: IdempotencyHeaders,
           body: TransferOutSchema,
           response: { 201: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => {
-        const { platform } = platformOf(req);
-        return runOnce(ctx, req, reply, platform.id, async (trx) => ({ status: 201, body: await transferOut(trx, ctx, platform, req.body) }));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await transferOut(u, req.body))),
     );
 
     // ---- transactions
@@ -154,12 +151,14 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listTransactions', tags: ['Transactions'], summary: 'List transactions', security,
+          operationId: 'listTransactions',
+          tags: ['Transactions'],
+          summary: 'List transactions',
           querystring: TransactionListQuery,
           response: { 200: TransactionListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listTransactionPage(ctx.db, platformOf(req).platform.id, req.query),
+      async (req) => toWirePage(await listTransactionPage(ctx.db, platformOf(req).platform.id, req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -167,7 +166,9 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getTransactionById', tags: ['Transactions'], summary: 'Get a transaction', security,
+          operationId: 'getTransactionById',
+          tags: ['Transactions'],
+          summary: 'Get a transaction',
           params: TransactionIdParams,
           response: { 200: TransactionSchema, ...errorResponses(401, 403, 404) },
         },
@@ -175,50 +176,71 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (req) => transactionToWire(await getTransaction(ctx.db, platformOf(req).platform.id, req.params.transactionId)),
     );
 
-    const txAction = (
-      path: string,
-      operationId: string,
-      summary: string,
-      body: typeof CancelSchema | typeof ConfirmSchema | typeof ApproveSchema | typeof RejectSchema,
-      statuses: number[],
-    ) => ({ path, operationId, summary, body, statuses });
-    const actions = [
-      txAction('/transactions/:transactionId/cancel', 'cancelTransaction', 'Cancel a pending bank-rail transfer', CancelSchema, [400, 401, 403, 404, 409]),
-      txAction('/transactions/:transactionId/confirm', 'confirmReceiptDelivery', 'Record that a receipt was delivered', ConfirmSchema, [400, 401, 403, 404]),
-      txAction('/transactions/:transactionId/approve', 'approvePendingPayment', 'Approve an incoming payment waiting for the platform', ApproveSchema, [400, 401, 403, 404, 409]),
-      txAction('/transactions/:transactionId/reject', 'rejectPendingPayment', 'Reject an incoming payment waiting for the platform', RejectSchema, [400, 401, 403, 404, 409]),
-    ];
-    for (const a of actions) {
-      app.post(
-        a.path,
-        {
-          config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
-          schema: {
-            operationId: a.operationId, tags: ['Transactions'], summary: a.summary, security,
-            params: TransactionIdParams,
-            body: a.body,
-            response: { 200: TransactionSchema, ...errorResponses(...a.statuses) },
-          },
+    app.post(
+      '/transactions/:transactionId/cancel',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
+        schema: {
+          operationId: 'cancelTransaction',
+          tags: ['Transactions'],
+          summary: 'Cancel a pending bank-rail transfer',
+          params: TransactionIdParams,
+          body: CancelSchema,
+          response: { 200: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
-        async (req) => {
-          const { platform } = platformOf(req);
-          const id = req.params.transactionId;
-          const b = req.body as { reason?: string; receiptDeliveryConfirmedAt?: string; receiverCustomerInfo?: Record<string, string> };
-          return retryOnConflict(() => ctx.db.transaction().execute((trx) => {
-            switch (a.operationId) {
-              case 'cancelTransaction':
-                return cancelTransaction(trx, ctx, platform, id);
-              case 'confirmReceiptDelivery':
-                return confirmReceipt(trx, ctx, platform, id, b.receiptDeliveryConfirmedAt);
-              case 'approvePendingPayment':
-                return decideIncoming(trx, ctx, platform, id, { approve: true, receiverCustomerInfo: b.receiverCustomerInfo });
-              default:
-                return decideIncoming(trx, ctx, platform, id, { approve: false, reason: b.reason });
-            }
-          }));
+      },
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await cancelTransaction(u, req.params.transactionId))),
+    );
+
+    app.post(
+      '/transactions/:transactionId/confirm',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
+        schema: {
+          operationId: 'confirmReceiptDelivery',
+          tags: ['Transactions'],
+          summary: 'Record that a receipt was delivered',
+          params: TransactionIdParams,
+          body: ConfirmSchema,
+          response: { 200: TransactionSchema, ...errorResponses(400, 401, 403, 404) },
         },
-      );
-    }
+      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => ok(await confirmReceipt(u, req.params.transactionId, req.body?.receiptDeliveryConfirmedAt))),
+    );
+
+    app.post(
+      '/transactions/:transactionId/approve',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
+        schema: {
+          operationId: 'approvePendingPayment',
+          tags: ['Transactions'],
+          summary: 'Approve an incoming payment waiting for the platform',
+          params: TransactionIdParams,
+          body: ApproveSchema,
+          response: { 200: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => ok(await approveIncoming(u, req.params.transactionId, req.body?.receiverCustomerInfo))),
+    );
+
+    app.post(
+      '/transactions/:transactionId/reject',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT', optionalBody: true },
+        schema: {
+          operationId: 'rejectPendingPayment',
+          tags: ['Transactions'],
+          summary: 'Reject an incoming payment waiting for the platform',
+          params: TransactionIdParams,
+          body: RejectSchema,
+          response: { 200: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await rejectIncoming(u, req.params.transactionId, req.body?.reason))),
+    );
 
     // ---- sandbox simulations (sandbox platforms only)
     const sandboxOnly = async (req: FastifyRequest) => {
@@ -230,15 +252,21 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { auth: 'platform', permission: 'TRANSACT' },
         preHandler: sandboxOnly,
         schema: {
-          operationId: 'sandboxSend', tags: ['Sandbox'], summary: "Pay a real-time funded quote's payment instructions (sandbox)", security,
-          body: Obj({ quoteId: IdString('Quote:019542f5-b3e7-7d02-8000-000000000001'), currencyCode: CurrencyCode, currencyAmount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) }, { title: 'SandboxSendRequest' }),
+          operationId: 'sandboxSend',
+          tags: ['Sandbox'],
+          summary: "Pay a real-time funded quote's payment instructions (sandbox)",
+          body: Obj(
+            {
+              quoteId: IdString('Quote:019542f5-b3e7-7d02-8000-000000000001'),
+              currencyCode: CurrencyCode,
+              currencyAmount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+            },
+            { title: 'SandboxSendRequest' },
+          ),
           response: { 200: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return retryOnConflict(() => ctx.db.transaction().execute((trx) => sandboxSend(trx, ctx, platform, req.body)));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await sandboxSend(u, req.body))),
     );
 
     app.post(
@@ -247,7 +275,9 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { auth: 'platform', permission: 'TRANSACT' },
         preHandler: sandboxOnly,
         schema: {
-          operationId: 'sandboxReceive', tags: ['Sandbox'], summary: 'Simulate an incoming UMA payment to a customer (sandbox)', security,
+          operationId: 'sandboxReceive',
+          tags: ['Sandbox'],
+          summary: 'Simulate an incoming UMA payment to a customer (sandbox)',
           body: Obj(
             {
               senderUmaAddress: Type.String({ minLength: 3, maxLength: 255, examples: ['$success.usd@sandbox.uma.money'] }),
@@ -261,11 +291,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: TransactionSchema, ...errorResponses(400, 401, 403, 404) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        return retryOnConflict(() => ctx.db.transaction().execute((trx) => sandboxUmaReceive(trx, ctx, platform, req.body)));
-      },
+      async (req, reply) => write(ctx, req, reply, async (u) => ok(await sandboxUmaReceive(u, req.body))),
     );
   };
 }
-

@@ -1,18 +1,44 @@
 /** Wire schemas for quotes, transactions and same-currency transfers. */
 import { Type, type Static } from '@sinclair/typebox';
-import { CurrencyAmountSchema, CurrencyCode, CurrencySchema, DateTime, IdString, Obj, OneOf, Page, PageQueryFields } from '../../http/schemas.ts';
+import {
+  Amount,
+  CurrencyAmountSchema,
+  CurrencyCode,
+  CurrencySchema,
+  DateTime,
+  IdString,
+  Obj,
+  OneOf,
+  Page,
+  PageQueryFields,
+} from '../../http/schemas.ts';
 import { PaymentRailSchema } from '../exchange-rates/exchange-rates.schemas.ts';
 import { FundingInstructionSchema } from '../internal-accounts/internal-accounts.schemas.ts';
 
 const StrEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  );
 
 /** Largest locked amount the live API accepts. */
 export const MAX_LOCKED_AMOUNT = 9_000_000_000_000_000;
 
 export const PurposeOfPayment = StrEnum([
-  'GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT',
-  'LOAN_PAYMENT', 'UTILITY_BILL', 'DONATION', 'TRAVEL', 'FAMILY_SUPPORT', 'SALARY_PAYMENT', 'OTHER',
+  'GIFT',
+  'SELF',
+  'GOODS_OR_SERVICES',
+  'EDUCATION',
+  'HEALTH_OR_MEDICAL',
+  'REAL_ESTATE_PURCHASE',
+  'TAX_PAYMENT',
+  'LOAN_PAYMENT',
+  'UTILITY_BILL',
+  'DONATION',
+  'TRAVEL',
+  'FAMILY_SUPPORT',
+  'SALARY_PAYMENT',
+  'OTHER',
 ]);
 
 const AccountId = IdString('InternalAccount:019542f5-b3e7-7d02-8000-000000000001');
@@ -48,6 +74,21 @@ export const QuoteDestinationSchema = OneOf(
   { title: 'QuoteDestination' },
 );
 
+/**
+ * A Strong Customer Authentication factor, as the live API names them. Corridor has no SCA regions
+ * yet: a preferred factor is accepted and has nothing to apply to (docs/decisions.md).
+ */
+export const ScaFactorSchema = StrEnum(['SMS_OTP', 'TOTP', 'PASSKEY'], 'A Strong Customer Authentication factor');
+
+/** This quote's platform fee instead of the configured ones (USD sources; the fixed fee in USD). */
+export const PlatformFeeOverrideSchema = Obj(
+  {
+    platformFixedFee: Obj({ amount: Amount('Fixed fee in the smallest unit of the source currency'), currency: CurrencyCode }),
+    platformVariableFeeBps: Type.Integer({ minimum: 0, maximum: 10000, description: 'Variable fee in basis points of the sending amount' }),
+  },
+  { title: 'PlatformFeeOverride' },
+);
+
 export const QuoteCreateSchema = Obj(
   {
     lookupId: Type.Optional(Type.String({ maxLength: 200 })),
@@ -60,6 +101,8 @@ export const QuoteCreateSchema = Obj(
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(PurposeOfPayment),
     senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: Type.String({ maxLength: 1024 }), maxProperties: 30 })),
+    platformFeeOverride: Type.Optional(PlatformFeeOverrideSchema),
+    scaFactor: Type.Optional(ScaFactorSchema),
   },
   { title: 'QuoteRequest' },
 );
@@ -91,7 +134,15 @@ export const QuoteSchema = Obj(
 export type QuoteWire = Static<typeof QuoteSchema>;
 
 export const TransactionStatus = StrEnum([
-  'CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED',
+  'CREATED',
+  'PENDING',
+  'PENDING_AUTHORIZATION',
+  'PROCESSING',
+  'COMPLETED',
+  'REJECTED',
+  'FAILED',
+  'REFUNDED',
+  'EXPIRED',
 ]);
 
 export const RefundSchema = Obj(
@@ -172,11 +223,24 @@ export const TransferOutSchema = Obj(
   {
     source: AccountRef,
     destination: Obj({ accountId: AccountId, paymentRail: Type.Optional(PaymentRailSchema) }),
-    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    amount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          "Amount to send, in the smallest unit of the source account's currency (cents for USD). " +
+          'Optional, as in the live API: when it is left out, the WHOLE spendable balance of the source account ' +
+          '(its `balance`) is sent; a source with nothing spendable is a 400. Send an amount unless you mean to empty the account.',
+      }),
+    ),
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(PurposeOfPayment),
   },
-  { title: 'TransferOutRequest' },
+  {
+    title: 'TransferOutRequest',
+    description:
+      "A same-currency push from an internal account to an external account. Without `amount`, the source account's whole spendable balance is sent.",
+  },
 );
 export type TransferOut = Static<typeof TransferOutSchema>;
 

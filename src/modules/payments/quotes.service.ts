@@ -4,22 +4,23 @@
  * execution, and then follows the sandbox outcome of its destination.
  */
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import { scheduleJob } from '../../jobs/jobs.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { errors } from '../../http/errors.ts';
+import type { JobHandler } from '../../jobs/jobs.ts';
 import { currency } from '../../lib/currencies.ts';
 import { feesFor, receivingAmount, sandboxRate, sendingForReceiving, type FeeTerms, type Rate } from '../../lib/rates.ts';
-import { platformNowMs } from '../../lib/time.ts';
+import type { WalletSignature } from '../../http/wallet-signature.ts';
 import type { Database, PlatformRow, QuoteRow, TransactionRow } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
+import type { Signed } from '../auth/signed-retry.ts';
+import { authorizeWalletExecute, checkExecuteStamp } from '../auth/wallet-actions.service.ts';
 import { crossCurrencyFeeTerms, sendingLimits } from '../exchange-rates/exchange-rates.service.ts';
+import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
 import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
-import { batchEvents, emitPayment, envFor, failsAtOnce, holdOutgoing, scheduleOutcome, type Env } from './payment-engine.ts';
-import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
 import { resolveDestination, resolveSource, type ResolvedDestination, type ResolvedSource } from './parties.ts';
-import { insertQuoteRow, insertTransactionRow } from './payment-statements.ts';
-import { findQuote, transitionQuote, transitionTransaction } from './transactions.repo.ts';
-import { checkExecuteStamp } from '../auth/wallet-actions.service.ts';
+import { emitPayment, type Env, envOf, failsAtOnce, holdOutgoing, requireFunds, scheduleOutcome } from './payment-engine.ts';
+import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
+import { findQuote, findTransaction, insertQuote, insertTransaction, transitionQuote, transitionTransaction } from './payments.repo.ts';
 
 /** How long a locked quote's rate holds: the live API's "typically 1–5 minutes". */
 export const QUOTE_TTL_MS = 5 * 60_000;
@@ -55,53 +56,103 @@ interface Priced {
   rate: Rate;
 }
 
-/** Amounts for a locked side. Fees apply to cross-currency quotes only (the live FeeType). */
-export function price(body: Pick<QuoteCreate, 'lockedCurrencySide' | 'lockedCurrencyAmount'>, rate: Rate, terms: FeeTerms | undefined): Priced {
-  const t = rate.from === rate.to ? undefined : terms;
+/**
+ * Amounts for a locked side. Fees apply to cross-currency quotes only (the live FeeType).
+ * Finite for every input: the receiving side is a bounded binary search, and a fee of 100 % (which
+ * no total can pay) is a 400 naming the platform's fee configuration.
+ */
+export function price(
+  body: Pick<QuoteCreate, 'lockedCurrencySide' | 'lockedCurrencyAmount'>,
+  rate: Rate,
+  terms: FeeTerms | undefined,
+  applies: 'cross-currency' | 'always' = 'cross-currency',
+): Priced {
+  const t = applies === 'cross-currency' && rate.from === rate.to ? undefined : terms;
   if (body.lockedCurrencySide === 'SENDING') {
     const total = BigInt(body.lockedCurrencyAmount);
     const fees = feesFor(total, t);
     return finish(total, receivingAmount(total, fees, rate), fees.total, rate);
   }
   const receiving = BigInt(body.lockedCurrencyAmount);
-  const net = sendingForReceiving(receiving, rate);
-  // Smallest total T with T − fee(T) ≥ net: start from the closed form, then step to the exact edge.
+  const total = totalForNet(sendingForReceiving(receiving, rate), t);
+  return finish(total, receiving, feesFor(total, t).total, rate);
+}
+
+/**
+ * The smallest total T with T − fee(T) ≥ net. T − fee(T) never decreases as T grows while the
+ * variable fee is under 100 %, so a binary search between T ≥ net + fixed and an upper bound from
+ * the closed form finds it in at most ~64 steps. At 100 % it never grows: no total pays `net`.
+ */
+export function totalForNet(net: bigint, t: FeeTerms | undefined): bigint {
   const bps = BigInt(t?.variableFeeBps ?? 0);
   const fixed = BigInt(t?.fixedFee ?? 0);
-  let total = bps >= 10_000n ? net + fixed : ((net + fixed) * 10_000n + (10_000n - bps) - 1n) / (10_000n - bps);
+  if (net <= 0n) return fixed;
+  if (bps >= 10_000n) {
+    throw errors.amountOutOfRange(`The platform's variable fee of ${bps} bps takes the whole sending amount: no amount can be received`, [
+      {
+        field: 'lockedCurrencyAmount',
+        message: 'cannot be received: the feeConfigs variableFeeBps of the sending currency is 10000 (100 %)',
+      },
+    ]);
+  }
   const netOf = (x: bigint) => x - feesFor(x, t).total;
-  while (netOf(total) < net) total += 1n;
-  while (total > 1n && netOf(total - 1n) >= net) total -= 1n;
-  return finish(total, receiving, feesFor(total, t).total, rate);
+  let lo = net + fixed; // fee(T) ≥ fixed, so no smaller T pays net
+  // The closed form's ceiling plus one unit of rounding slack always pays net (checked below anyway).
+  let hi = ((net + fixed) * 10_000n + (10_000n - bps) - 1n) / (10_000n - bps) + 1n;
+  if (netOf(hi) < net) throw new Error(`price: no total up to ${hi} pays ${net}`);
+  if (netOf(lo) >= net) return lo;
+  // Invariant: netOf(lo) < net ≤ netOf(hi).
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    if (netOf(mid) >= net) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 function finish(total: bigint, receiving: bigint, fees: bigint, rate: Rate): Priced {
   if (total > BigInt(Number.MAX_SAFE_INTEGER) || receiving > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw errors.amountOutOfRange('The quote amounts exceed the largest supported amount', [{ field: 'lockedCurrencyAmount', message: 'too large' }]);
+    throw errors.amountOutOfRange('The quote amounts exceed the largest supported amount', [
+      { field: 'lockedCurrencyAmount', message: 'too large' },
+    ]);
   }
   if (receiving <= 0n) {
-    throw errors.amountOutOfRange('Nothing would arrive: the amount does not cover the fees', [{ field: 'lockedCurrencyAmount', message: 'too small to cover the fees' }]);
+    throw errors.amountOutOfRange('Nothing would arrive: the amount does not cover the fees', [
+      { field: 'lockedCurrencyAmount', message: 'too small to cover the fees' },
+    ]);
   }
   return { total: Number(total), receiving: Number(receiving), fees: Number(fees), rate };
 }
 
+/**
+ * The fee terms of a `platformFeeOverride`: they replace the configured fees for this quote, whatever
+ * the currencies. As the live API: USD sources only, the fixed fee in the source currency.
+ */
+function overrideTerms(o: NonNullable<QuoteCreate['platformFeeOverride']>, sourceCurrency: string): FeeTerms {
+  if (sourceCurrency !== 'USD') {
+    throw errors.invalidField('platformFeeOverride', `is supported when the source currency is USD (this quote's is ${sourceCurrency})`);
+  }
+  if (o.platformFixedFee.currency !== sourceCurrency) {
+    throw errors.invalidField('platformFeeOverride.platformFixedFee.currency', `must be the source currency, ${sourceCurrency}`);
+  }
+  return { fixedFee: o.platformFixedFee.amount, variableFeeBps: o.platformVariableFeeBps };
+}
+
 /** Creates a quote (and its PENDING transaction); executes it at once when asked. */
-export async function createQuote(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: QuoteCreate): Promise<QuoteWire> {
-  const env = envFor(trx, ctx, platform);
-  const nowMs = platformNowMs(ctx.deps.clock, platform);
+export async function createQuote(u: Unit, body: QuoteCreate): Promise<QuoteWire> {
+  const env = envOf(u);
   const source = await resolveSource(env, body.source);
-  const destination = await resolveDestination(env, body.destination, ctx.config.sandboxUmaDomain);
-  const settings = settingsOf(platform);
+  const destination = await resolveDestination(env, body.destination);
+  const settings = settingsOf(u.platform);
 
   const sendCfg = settings.supportedCurrencies.find((c) => c.currencyCode === source.currency);
-  if (!sendCfg || !sendCfg.enabledTransactionTypes.includes('OUTGOING')) {
-    throw new ApiError(400, 'INVALID_CURRENCY', `The platform does not send ${source.currency}`, { errors: [{ field: 'source', message: `sending currency ${source.currency} is not enabled for outgoing payments` }] });
-  }
+  if (!sendCfg?.enabledTransactionTypes.includes('OUTGOING')) throw errors.sendingCurrencyNotEnabled(source.currency);
   if (body.immediatelyExecute && source.walletAccount) {
     throw errors.invalidField('immediatelyExecute', 'is not supported for EMBEDDED_WALLET sources: the execution must be signed');
   }
-  const rate = sandboxRate(source.currency, destination.currency, nowMs);
-  const priced = price(body, rate, crossCurrencyFeeTerms(settings, source.currency));
+  const rate = sandboxRate(source.currency, destination.currency, u.nowMs);
+  const override = body.platformFeeOverride ? overrideTerms(body.platformFeeOverride, source.currency) : undefined;
+  const priced = override ? price(body, rate, override, 'always') : price(body, rate, crossCurrencyFeeTerms(settings, source.currency));
   const limits = sendingLimits(settings, source.currency);
   if (priced.total < limits.min || priced.total > limits.max) {
     throw errors.amountOutOfRange(`The sending amount ${priced.total} is outside ${limits.min}..${limits.max} ${source.currency}`, [
@@ -109,12 +160,12 @@ export async function createQuote(trx: Kysely<Database>, ctx: AppContext, platfo
     ]);
   }
 
-  const quoteId = ctx.deps.ids.next('Quote');
-  const reference = newFundingReference(ctx.deps);
-  const txn = newQuoteTransaction(env, body, source, destination, priced, quoteId, reference);
+  const quoteId = u.deps.ids.next('Quote');
+  const reference = newFundingReference(u.deps);
+  const txn = newQuoteTransaction(u, body, source, destination, priced, quoteId, reference);
   const quote: QuoteRow = {
     id: quoteId,
-    platform_id: platform.id,
+    platform_id: u.platform.id,
     customer_id: source.customerId,
     status: 'PENDING',
     transaction_id: txn.id,
@@ -132,27 +183,35 @@ export async function createQuote(trx: Kysely<Database>, ctx: AppContext, platfo
     description: body.description ?? null,
     payment_instructions: paymentInstructions(source, reference, priced.total),
     funding_reference: source.realtime ? reference : null,
-    expires_at: new Date(Date.parse(env.at) + QUOTE_TTL_MS).toISOString(),
-    created_at: env.at,
-    updated_at: env.at,
+    expires_at: new Date(Date.parse(u.at) + QUOTE_TTL_MS).toISOString(),
+    created_at: u.at,
+    updated_at: u.at,
   };
-  if (body.immediatelyExecute && !source.realtime) return quoteToWire(await createExecuted(env, quote, txn), nowMs);
-  await insertTransactionRow.run(trx, txn);
-  await insertQuoteRow.run(trx, quote);
-  await emitPayment(env, txn, 'PENDING');
-  await scheduleJob(trx, ctx.deps.clock, { id: ctx.deps.ids.next('Job'), platformId: platform.id, kind: JOB_QUOTE_EXPIRE, payload: { quoteId }, delayMs: QUOTE_TTL_MS, at: env.at });
-  return quoteToWire(quote, nowMs);
+  if (body.immediatelyExecute && !source.realtime) return quoteToWire(await createExecuted(env, source, quote, txn), u.nowMs);
+  await insertTransaction(u.trx, txn);
+  await insertQuote(u.trx, quote);
+  emitPayment(env, txn, 'PENDING');
+  await u.schedule(JOB_QUOTE_EXPIRE, { quoteId }, QUOTE_TTL_MS);
+  return quoteToWire(quote, u.nowMs);
 }
 
-function newQuoteTransaction(env: Env, body: QuoteCreate, s: ResolvedSource, d: ResolvedDestination, p: Priced, quoteId: string, reference: string): TransactionRow {
+function newQuoteTransaction(
+  u: Unit,
+  body: QuoteCreate,
+  s: ResolvedSource,
+  d: ResolvedDestination,
+  p: Priced,
+  quoteId: string,
+  reference: string,
+): TransactionRow {
   const extra: Record<string, unknown> = {};
   if (body.remittanceInformation) extra.remittanceInformation = body.remittanceInformation;
   if (body.purposeOfPayment) extra.purposeOfPayment = body.purposeOfPayment;
   return {
-    id: env.ctx.deps.ids.next('Transaction'),
-    platform_id: env.platform.id,
-    customer_id: s.customerId ?? env.platform.id,
-    platform_customer_id: s.platformCustomerId ?? env.platform.id,
+    id: u.deps.ids.next('Transaction'),
+    platform_id: u.platform.id,
+    customer_id: s.customerId ?? u.platform.id,
+    platform_customer_id: s.platformCustomerId ?? u.platform.id,
     type: 'OUTGOING',
     direction: 'DEBIT',
     status: 'PENDING',
@@ -179,8 +238,8 @@ function newQuoteTransaction(env: Env, body: QuoteCreate, s: ResolvedSource, d: 
     settled_at: null,
     receipt_delivery_confirmed_at: null,
     extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
-    created_at: env.at,
-    updated_at: env.at,
+    created_at: u.at,
+    updated_at: u.at,
   };
 }
 
@@ -194,6 +253,7 @@ function paymentInstructions(s: ResolvedSource, reference: string, amount: numbe
   return JSON.stringify([
     {
       instructionsNotes: `Pay exactly ${amount} (smallest unit of ${s.currency}) with the reference ${reference}; in the sandbox use POST /sandbox/send`,
+      isPlatformAccount: !s.customerId,
       accountOrWalletInfo: s.fundingInfo(reference),
     },
   ]);
@@ -203,95 +263,130 @@ function paymentInstructions(s: ResolvedSource, reference: string, amount: numbe
  * A quote executed as it is created: its quote and transaction are written PROCESSING at once
  * (nobody can have seen them PENDING), with the same events, hold and outcome as creating it and
  * then executing it.
+ *
+ * One write order on both stores. A shortfall is refused first, before anything is written, from
+ * the source balance `resolveSource` read in this unit (on SQLite a refusal after a write costs the
+ * other requests of its commit group a replay). Then the hold — whose balance UPDATE locks the
+ * source account's row until COMMIT, so on PostgreSQL payments of one account queue on it — comes
+ * after the rows no other request touches; so does the delayed outcome's job, unless the outcome
+ * fails the payment at once (that moves the held money back, so it follows the hold). The events
+ * are written with the unit's others, in one INSERT when it ends.
  */
-async function createExecuted(env: Env, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
+async function createExecuted(env: Env, source: ResolvedSource, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
+  const { u } = env;
   const processing = { ...txn, status: 'PROCESSING' };
-  const after = await batchEvents(env, async () => {
-    await emitPayment(env, txn, 'PENDING');
-    if (env.ctx.store.kind === 'postgres') {
-      // The hold (its balance UPDATE locks the source account's row until COMMIT) comes after the
-      // rows no other request touches, so payments of one account queue on it for less time. So
-      // does the delayed outcome's job, unless the outcome fails the payment at once (that moves
-      // the held money back, so it follows the hold).
-      await insertTransactionRow.run(env.trx, processing);
-      await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
-      const jobFirst = !failsAtOnce(processing);
-      if (jobFirst) await scheduleOutcome(env, processing);
-      await holdOutgoing(env, processing);
-      await emitPayment(env, processing, 'PROCESSING');
-      return jobFirst ? processing : scheduleOutcome(env, processing);
-    }
-    // SQLite: the hold is the first write, so a shortfall refuses the request before anything was
-    // written (which keeps the refusal from costing the other requests of its commit group).
-    await holdOutgoing(env, processing);
-    await insertTransactionRow.run(env.trx, processing);
-    await insertQuoteRow.run(env.trx, { ...quote, status: 'PROCESSING' });
-    await emitPayment(env, processing, 'PROCESSING');
-    return scheduleOutcome(env, processing);
-  });
+  if (source.internalAccount) requireFunds(source.internalAccount, Number(processing.sent_amount));
+  emitPayment(env, txn, 'PENDING');
+  await insertTransaction(u.trx, processing);
+  await insertQuote(u.trx, { ...quote, status: 'PROCESSING' });
+  const jobFirst = !failsAtOnce(processing);
+  if (jobFirst) await scheduleOutcome(env, processing);
+  await holdOutgoing(env, processing);
+  emitPayment(env, processing, 'PROCESSING');
+  const after = jobFirst ? processing : await scheduleOutcome(env, processing);
   // A payment that failed inside the request has already moved its quote to FAILED.
   return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING' };
 }
 
 /** Takes the money and starts the payment: quote and transaction move to PROCESSING. */
-export async function execute(env: Env, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
-  if (!(await transitionTransaction(env.trx, txn.id, ['PENDING'], { status: 'PROCESSING', updated_at: env.at }))) {
+async function execute(env: Env, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
+  const { u } = env;
+  if (!(await transitionTransaction(u.trx, txn.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at }))) {
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
-  if (!(await transitionQuote(env.trx, quote.id, ['PENDING'], { status: 'PROCESSING', updated_at: env.at }))) {
+  if (!(await transitionQuote(u.trx, quote.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at }))) {
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
-  const processing = { ...txn, status: 'PROCESSING', updated_at: env.at };
+  const processing = { ...txn, status: 'PROCESSING', updated_at: u.at };
   await holdOutgoing(env, processing);
-  await emitPayment(env, processing, 'PROCESSING');
+  emitPayment(env, processing, 'PROCESSING');
   const after = await scheduleOutcome(env, processing);
   // A payment that failed inside the request has already moved its quote to FAILED.
-  return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING', updated_at: env.at };
+  return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING', updated_at: u.at };
 }
 
-/** POST /quotes/{id}/execute for a locked quote funded from an account. */
-export async function executeQuote(
-  trx: Kysely<Database>,
-  ctx: AppContext,
-  platform: PlatformRow,
-  quoteId: string,
-  walletSignature: string | undefined,
-): Promise<QuoteWire> {
-  const env = envFor(trx, ctx, platform);
-  const nowMs = platformNowMs(ctx.deps.clock, platform);
-  const quote = await findQuote(trx, platform.id, quoteId, ctx.store.kind);
-  if (!quote) throw new ApiError(404, 'QUOTE_NOT_FOUND', `Quote ${quoteId} not found`);
+/** The payload an embedded wallet's session signs to execute the quote (from its payment instructions). */
+export function walletPayloadOf(quote: QuoteRow): string {
+  const instructions = JSON.parse(quote.payment_instructions ?? '[]') as {
+    accountOrWalletInfo: { accountType: string; payloadToSign?: string };
+  }[];
+  return instructions.find((i) => i.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign ?? '';
+}
+
+/** A locked quote ready to execute (404, 409 or 400 otherwise), its transaction and its embedded-wallet source. */
+async function executable(u: Unit, quoteId: string): Promise<{ quote: QuoteRow; txn: TransactionRow; walletId: string | undefined }> {
+  const quote = await findQuote(u.trx, u.platform.id, quoteId, { forUpdate: true });
+  if (!quote) throw errors.quoteNotFound(quoteId);
   if (quote.status !== 'PENDING') throw errors.conflict(`Quote ${quoteId} is ${quote.status} and cannot be executed`);
-  if (nowMs >= Date.parse(quote.expires_at)) throw errors.conflict(`Quote ${quoteId} expired at ${quote.expires_at}`);
+  if (u.nowMs >= Date.parse(quote.expires_at)) throw errors.conflict(`Quote ${quoteId} expired at ${quote.expires_at}`);
   const src = JSON.parse(quote.source) as { sourceType: string };
   if (src.sourceType === 'REALTIME_FUNDING') {
-    throw errors.invalidInput('A real-time funded quote executes when its payment instructions are paid (POST /sandbox/send in the sandbox)');
+    throw errors.invalidInput(
+      'A real-time funded quote executes when its payment instructions are paid (POST /sandbox/send in the sandbox)',
+    );
   }
-  const txn = await trx.selectFrom('transactions').selectAll().where('id', '=', quote.transaction_id).executeTakeFirstOrThrow();
-  const wallet = txn.internal_account_id
-    ? await trx.selectFrom('internal_accounts').select('type').where('id', '=', txn.internal_account_id).executeTakeFirst()
-    : undefined;
-  if (wallet?.type === 'EMBEDDED_WALLET') {
-    // Embedded-wallet sources need a session signature over the quote's payloadToSign.
-    const instructions = JSON.parse(quote.payment_instructions ?? '[]') as { accountOrWalletInfo: { accountType: string; payloadToSign?: string } }[];
-    const payload = instructions.find((i) => i.accountOrWalletInfo.accountType === 'EMBEDDED_WALLET')?.accountOrWalletInfo.payloadToSign ?? '';
-    await checkExecuteStamp(trx, ctx, platform, walletSignature, txn.internal_account_id!, payload);
-  }
-  return quoteToWire(await execute(env, quote, txn), nowMs);
+  const txn = await findTransaction(u.trx, u.platform.id, quote.transaction_id);
+  if (!txn) throw new Error(`quote ${quote.id} has no transaction ${quote.transaction_id}`);
+  const wallet = txn.internal_account_id ? await findInternalAccount(u.trx, u.platform.id, txn.internal_account_id) : undefined;
+  return { quote, txn, walletId: wallet?.type === 'EMBEDDED_WALLET' ? wallet.id : undefined };
 }
 
-/** Job: a locked quote nobody executed expires with its transaction. */
-export function registerQuoteJobs(ctx: AppContext): void {
-  ctx.jobHandlers.set(JOB_QUOTE_EXPIRE, async (trx, job, platform) => {
-    const { quoteId } = JSON.parse(job.payload) as { quoteId: string };
-    const env = envFor(trx, ctx, platform);
-    if (!(await transitionQuote(trx, quoteId, ['PENDING'], { status: 'EXPIRED', updated_at: env.at }))) return;
-    const quote = await findQuote(trx, platform.id, quoteId);
-    if (!quote) return;
-    const txn = await trx.selectFrom('transactions').selectAll().where('id', '=', quote.transaction_id).executeTakeFirst();
-    if (!txn) return;
-    if (await transitionTransaction(trx, txn.id, ['PENDING'], { status: 'EXPIRED', failure_reason: 'QUOTE_EXPIRED', updated_at: env.at })) {
-      await emitPayment(env, { ...txn, status: 'EXPIRED', failure_reason: 'QUOTE_EXPIRED', updated_at: env.at }, 'EXPIRED');
-    }
-  });
+/**
+ * POST /quotes/{id}/execute for a locked quote funded from an account. An embedded-wallet source
+ * needs a wallet session's signature (`authorizeWalletExecute`): without one, the outcome is a
+ * signed-retry challenge (202) bound to the quote and `content` (the request body); the retry with
+ * `Request-Id`, or a stamp over the quote's own payloadToSign, executes it. Other sources ignore
+ * the signature headers.
+ */
+export async function executeQuoteSigned(
+  u: Unit,
+  input: { quoteId: string; signature: WalletSignature; content: unknown },
+): Promise<Signed<QuoteWire>> {
+  const { quote, txn, walletId } = await executable(u, input.quoteId);
+  if (walletId !== undefined) {
+    const auth = await authorizeWalletExecute(u, {
+      signature: input.signature,
+      walletAccountId: walletId,
+      quoteId: quote.id,
+      quotePayload: walletPayloadOf(quote),
+      quoteExpiresAt: quote.expires_at,
+      content: input.content,
+    });
+    if (auth.kind === 'challenge') return auth;
+  }
+  return { kind: 'done', value: quoteToWire(await execute(envOf(u), quote, txn), u.nowMs) };
 }
+
+/**
+ * Executes a locked quote with the stamp form only: an embedded-wallet source needs `walletStamp`
+ * over the quote's own payloadToSign (an agent action's execute, at submission and at approval).
+ */
+export async function executeQuote(u: Unit, quoteId: string, walletStamp: string | undefined): Promise<QuoteWire> {
+  const { quote, txn, walletId } = await executable(u, quoteId);
+  if (walletId !== undefined) await checkExecuteStamp(u, walletStamp, walletId, walletPayloadOf(quote));
+  return quoteToWire(await execute(envOf(u), quote, txn), u.nowMs);
+}
+
+/** GET /quotes/{id}: the quote as the platform sees it at platform time `nowMs`. */
+export async function getQuote(
+  db: Kysely<Database>,
+  platform: Pick<PlatformRow, 'id'>,
+  nowMs: number,
+  quoteId: string,
+): Promise<QuoteWire> {
+  const q = await findQuote(db, platform.id, quoteId);
+  if (!q) throw errors.quoteNotFound(quoteId);
+  return quoteToWire(q, nowMs);
+}
+
+/** Job: a locked quote nobody executed expires with its transaction (listed in src/background.ts). */
+export const expireQuoteJob: JobHandler = async (u, job) => {
+  const { quoteId } = JSON.parse(job.payload) as { quoteId: string };
+  if (!(await transitionQuote(u.trx, quoteId, ['PENDING'], { status: 'EXPIRED', updated_at: u.at }))) return;
+  const quote = await findQuote(u.trx, u.platform.id, quoteId);
+  if (!quote) return;
+  const txn = await findTransaction(u.trx, u.platform.id, quote.transaction_id);
+  if (!txn) return;
+  const set = { status: 'EXPIRED', failure_reason: 'QUOTE_EXPIRED', updated_at: u.at };
+  if (await transitionTransaction(u.trx, txn.id, ['PENDING'], set)) emitPayment(envOf(u), { ...txn, ...set }, 'EXPIRED');
+};

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.ts';
+import { errors } from '../../http/errors.ts';
 
 /**
  * The sandbox rail: which outcome a payment gets, chosen from the spec's magic values when the
@@ -91,11 +91,20 @@ const UMA_ADDRESS = /^\$([a-z0-9._-]{1,64})@([a-z0-9.-]{1,253})$/i;
  * The sandbox UMA party at `address`: 400 `INVALID_UMA_ADDRESS` (naming `field`) when it is not a
  * UMA address, 404 `UMA_NOT_FOUND` when no sandbox party lives there.
  */
+/**
+ * The live docs' sandbox UMA domain, and the one the spec's examples use (`$success.usd@sandbox.grid.uma.money`):
+ * where the first steers the sandbox, so does the second.
+ */
+const DOCS_SANDBOX_DOMAIN = 'sandbox.uma.money';
+const SPEC_SANDBOX_DOMAIN = 'sandbox.grid.uma.money';
+
 export function sandboxUmaParty(address: string, sandboxDomain: string, field: string): { currency: string; scenario: Scenario } {
   const m = UMA_ADDRESS.exec(address);
-  if (!m) throw new ApiError(400, 'INVALID_UMA_ADDRESS', `Not a UMA address: ${address}`, { errors: [{ field, message: 'must look like $name@domain' }] });
-  const party = m[2]!.toLowerCase() === sandboxDomain ? SANDBOX_UMA_RECEIVERS[`$${m[1]!.toLowerCase()}`] : undefined;
-  if (!party) throw new ApiError(404, 'UMA_NOT_FOUND', `No sandbox UMA party at ${address}`);
+  if (!m) throw errors.invalidUmaAddress(address, field);
+  const domain = m[2]!.toLowerCase();
+  const sandbox = domain === sandboxDomain || (sandboxDomain === DOCS_SANDBOX_DOMAIN && domain === SPEC_SANDBOX_DOMAIN);
+  const party = sandbox ? SANDBOX_UMA_RECEIVERS[`$${m[1]!.toLowerCase()}`] : undefined;
+  if (!party) throw errors.umaNotFound(address);
   return party;
 }
 

@@ -4,46 +4,73 @@
  * outcome comes from the external account's identifier suffix; a magic-value failure is the rail's
  * answer (201 with a FAILED transaction), while a real shortfall is refused before anything moves.
  */
-import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
-import type { Database, PlatformRow, TransactionRow } from '../../store/schema.ts';
+import { errors } from '../../http/errors.ts';
+import type { TransactionRow } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
 import { findCustomer } from '../customers/customers.repo.ts';
 import { sandboxSuffix } from '../external-accounts/external-accounts.service.ts';
 import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
 import { sendingLimits } from '../exchange-rates/exchange-rates.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
-import { emitPayment, envFor, holdIncoming, holdOutgoing, scheduleOutcome, transactionToWire, type Env } from './payment-engine.ts';
+import {
+  emitPayment,
+  type Env,
+  envOf,
+  holdIncoming,
+  holdOutgoing,
+  requireFunds,
+  scheduleOutcome,
+  transactionToWire,
+} from './payment-engine.ts';
 import { activeInternalAccount, chooseRail, liveExternalAccount, PULLABLE_ACCOUNT_TYPES } from './parties.ts';
 import type { TransactionWire, TransferIn, TransferOut } from './payments.schemas.ts';
 import { transferScenario } from './sandbox-outcomes.ts';
-import { insertTransaction } from './transactions.repo.ts';
+import { insertTransaction } from './payments.repo.ts';
 
-function sameCurrency(a: string, b: string): void {
-  if (a !== b) {
-    throw new ApiError(400, 'INVALID_CURRENCY', `Transfers move one currency (${a} ≠ ${b}); use a quote to convert`, {
-      errors: [{ field: 'destination.accountId', message: `currency ${b} differs from the source's ${a}` }],
-    });
-  }
+/** Transfers move one currency; a conversion goes through a quote. */
+export function sameCurrency(a: string, b: string): void {
+  if (a !== b) throw errors.transferCurrencyMismatch(a, b);
 }
 
 function checkLimits(env: Env, cur: string, amount: number): void {
-  const { min, max } = sendingLimits(settingsOf(env.platform), cur);
+  const { min, max } = sendingLimits(settingsOf(env.u.platform), cur);
   if (amount < min || amount > max) {
-    throw errors.amountOutOfRange(`The amount ${amount} is outside ${min}..${max} ${cur}`, [{ field: 'amount', message: `must be within ${min}..${max}` }]);
+    throw errors.amountOutOfRange(`The amount ${amount} is outside ${min}..${max} ${cur}`, [
+      { field: 'amount', message: `must be within ${min}..${max}` },
+    ]);
   }
 }
 
 async function owner(env: Env, customerId: string | null): Promise<{ customer_id: string; platform_customer_id: string }> {
-  if (!customerId) return { customer_id: env.platform.id, platform_customer_id: env.platform.id };
-  const c = await findCustomer(env.trx, env.platform.id, customerId);
+  if (!customerId) return { customer_id: env.u.platform.id, platform_customer_id: env.u.platform.id };
+  const c = await findCustomer(env.u.trx, env.u.platform.id, customerId);
   return { customer_id: customerId, platform_customer_id: c?.platform_customer_id ?? customerId };
 }
 
-function baseRow(env: Env, fields: Omit<TransactionRow, 'id' | 'platform_id' | 'status' | 'fees' | 'platform_fees' | 'exchange_rate' | 'quote_id' | 'description' | 'failure_reason' | 'refund' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'created_at' | 'updated_at' | 'reference'>): TransactionRow {
+function baseRow(
+  env: Env,
+  fields: Omit<
+    TransactionRow,
+    | 'id'
+    | 'platform_id'
+    | 'status'
+    | 'fees'
+    | 'platform_fees'
+    | 'exchange_rate'
+    | 'quote_id'
+    | 'description'
+    | 'failure_reason'
+    | 'refund'
+    | 'settled_at'
+    | 'receipt_delivery_confirmed_at'
+    | 'created_at'
+    | 'updated_at'
+    | 'reference'
+  >,
+): TransactionRow {
   return {
-    id: env.ctx.deps.ids.next('Transaction'),
-    platform_id: env.platform.id,
+    id: env.u.deps.ids.next('Transaction'),
+    platform_id: env.u.platform.id,
     status: 'PENDING',
     fees: 0,
     platform_fees: 0,
@@ -54,15 +81,15 @@ function baseRow(env: Env, fields: Omit<TransactionRow, 'id' | 'platform_id' | '
     refund: null,
     settled_at: null,
     receipt_delivery_confirmed_at: null,
-    reference: newFundingReference(env.ctx.deps),
-    created_at: env.at,
-    updated_at: env.at,
+    reference: newFundingReference(env.u.deps),
+    created_at: env.u.at,
+    updated_at: env.u.at,
     ...fields,
   };
 }
 
-export async function transferOut(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: TransferOut): Promise<TransactionWire> {
-  const env = envFor(trx, ctx, platform);
+export async function transferOut(u: Unit, body: TransferOut): Promise<TransactionWire> {
+  const env = envOf(u);
   const source = await activeInternalAccount(env, body.source.accountId, 'source.accountId');
   // An embedded wallet is self-custodial: its money leaves only on a wallet-session signature, and
   // transfer-out has no signed step, so its funds go out through a quote (signed execute).
@@ -96,19 +123,23 @@ export async function transferOut(trx: Kysely<Database>, ctx: AppContext, platfo
     scenario: JSON.stringify(transferScenario(sandboxSuffix(dest), false)),
     extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
   });
-  // The hold is the first write: a real shortfall throws here, before anything was written, and
-  // the whole request rolls back.
+  // A real shortfall is refused before anything is written (from the balance read above), and the
+  // whole request rolls back; then the hold is the first write.
+  requireFunds(source, amount);
   await holdOutgoing(env, txn);
-  await insertTransaction(trx, txn);
-  await emitPayment(env, txn, 'PENDING');
+  await insertTransaction(u.trx, txn);
+  emitPayment(env, txn, 'PENDING');
   return transactionToWire(await scheduleOutcome(env, txn));
 }
 
-export async function transferIn(trx: Kysely<Database>, ctx: AppContext, platform: PlatformRow, body: TransferIn): Promise<TransactionWire> {
-  const env = envFor(trx, ctx, platform);
+export async function transferIn(u: Unit, body: TransferIn): Promise<TransactionWire> {
+  const env = envOf(u);
   const source = await liveExternalAccount(env, body.source.accountId);
   if (!PULLABLE_ACCOUNT_TYPES.has(source.account_type)) {
-    throw errors.invalidField('source.accountId', `external account ${source.id} (${source.account_type}) cannot be pulled from; fund the internal account through its funding instructions`);
+    throw errors.invalidField(
+      'source.accountId',
+      `external account ${source.id} (${source.account_type}) cannot be pulled from; fund the internal account through its funding instructions`,
+    );
   }
   const dest = await activeInternalAccount(env, body.destination.accountId, 'destination.accountId');
   sameCurrency(source.currency, dest.currency);
@@ -132,10 +163,10 @@ export async function transferIn(trx: Kysely<Database>, ctx: AppContext, platfor
     scenario: JSON.stringify(transferScenario(sandboxSuffix(source), true)),
     extra: null,
   });
-  await insertTransaction(trx, txn);
+  await insertTransaction(u.trx, txn);
   const scenario = JSON.parse(txn.scenario) as { kind: string; delayMs?: unknown };
   // A pull the bank refuses at once never credits anything; others show as pending first.
   if (!(scenario.kind === 'FAIL' && scenario.delayMs === 'now')) await holdIncoming(env, txn);
-  await emitPayment(env, txn, 'PENDING');
+  emitPayment(env, txn, 'PENDING');
   return transactionToWire(await scheduleOutcome(env, txn));
 }

@@ -1,10 +1,5 @@
 /** The platform configuration document stored with each platform, and its defaults. */
-import type {
-  CardTokenization2faConfig,
-  EmbeddedWalletConfig,
-  FeeConfig,
-  PlatformCurrencyConfig,
-} from '../config/config.schemas.ts';
+import type { CardTokenization2faConfig, EmbeddedWalletConfig, FeeConfig, PlatformCurrencyConfig } from '../config/config.schemas.ts';
 import type { PlatformRow } from '../../store/schema.ts';
 
 export interface PlatformSettings {

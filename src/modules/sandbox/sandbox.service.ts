@@ -1,55 +1,45 @@
-/** Sandbox operations: funding and the per-platform clock. */
+/** Sandbox operations: funding, the per-platform clock and the reset. */
 import { Type } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
+import type { Deps } from '../../deps.ts';
+import { errors } from '../../http/errors.ts';
 import { DateTime, Obj } from '../../http/schemas.ts';
 import { shiftPlatformSchedule } from '../../jobs/jobs.ts';
-import { retryOnConflict } from '../../store/retry.ts';
-import { getPlatform, updatePlatform } from '../platforms/platforms.repo.ts';
-import type { AppContext } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
 import { postEntry, systemAccount } from '../../ledger/ledger.ts';
 import { iso, platformNowMs } from '../../lib/time.ts';
-import { enqueueEvent } from '../../outbox/outbox.ts';
-import type { Database, PlatformRow } from '../../store/schema.ts';
-import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
-import { createInternalAccount, holdingTypeFor, internalAccountToWire, type InternalAccountWire } from '../internal-accounts/internal-accounts.service.ts';
+import type { PlatformRow } from '../../store/schema.ts';
+import type { Unit } from '../../unit.ts';
+import { findInternalAccount, listPlatformAccounts } from '../internal-accounts/internal-accounts.repo.ts';
+import {
+  createInternalAccount,
+  holdingTypeFor,
+  internalAccountToWire,
+  type InternalAccountWire,
+} from '../internal-accounts/internal-accounts.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
+import { getPlatform, updatePlatform } from '../platforms/platforms.repo.ts';
+import { deletePlatformData, emptyPlatformAccounts } from './sandbox.repo.ts';
 
 /**
- * Credits an internal account from the platform's sandbox issuer, in the caller's transaction,
- * and records INTERNAL_ACCOUNT.BALANCE_UPDATED.
+ * Credits an internal account from the platform's sandbox issuer and emits
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED.
  */
-export async function fundInternalAccount(
-  trx: Kysely<Database>,
-  ctx: AppContext,
-  platform: PlatformRow,
-  accountId: string,
-  amount: number,
-): Promise<InternalAccountWire> {
-  const account = await findInternalAccount(trx, platform.id, accountId);
+export async function fundInternalAccount(u: Unit, accountId: string, amount: number): Promise<InternalAccountWire> {
+  const account = await findInternalAccount(u.trx, u.platform.id, accountId);
   if (!account) throw errors.notFound('Internal account', accountId);
-  const at = iso(platformNowMs(ctx.deps.clock, platform));
-  const [updated] = await postEntry(trx, {
-    id: ctx.deps.ids.next('LedgerEntry'),
-    platformId: platform.id,
+  const [updated] = await postEntry(u.trx, {
+    id: u.deps.ids.next('LedgerEntry'),
+    platformId: u.platform.id,
     kind: 'SANDBOX_FUNDING',
     referenceId: account.id,
-    at,
+    at: u.at,
     postings: [
-      { accountId: systemAccount(platform.id, 'SANDBOX_ISSUER'), currency: account.currency, bucket: 'AVAILABLE', amount: -amount },
+      { accountId: systemAccount(u.platform.id, 'SANDBOX_ISSUER'), currency: account.currency, bucket: 'AVAILABLE', amount: -amount },
       { accountId: account.id, currency: account.currency, bucket: 'AVAILABLE', amount },
     ],
   });
   if (!updated) throw new Error('funding moved no internal account');
-  await enqueueEvent(trx, {
-    id: ctx.deps.ids.next('Webhook'),
-    platformId: platform.id,
-    type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-    resourceId: account.id,
-    data: internalAccountToWire(updated, platform.name, false),
-    at,
-  });
-  return internalAccountToWire(updated, platform.name);
+  u.emit('INTERNAL_ACCOUNT.BALANCE_UPDATED', account.id, internalAccountToWire(updated, u.platform.name, false));
+  return internalAccountToWire(updated, u.platform.name);
 }
 
 export const SandboxClockSchema = Obj(
@@ -60,45 +50,50 @@ export const SandboxClockSchema = Obj(
   { title: 'SandboxClock' },
 );
 
-/**
- * Moves a platform's clock forward: later timestamps, expiries, delayed outcomes and webhook retries
- * follow it. Everything that became due is run before this returns, so a caller sees the outcome.
- */
-export async function advanceClock(ctx: AppContext, platformId: string, ms: number) {
-  const platform = await retryOnConflict(() => ctx.db.transaction().execute(async (trx) => {
-    const p = await getPlatform(trx, platformId, ctx.store.kind);
-    if (!p) throw errors.notFound('Platform', platformId);
-    const offset = Number(p.clock_offset_ms) + ms;
-    await updatePlatform(trx, p.id, { clock_offset_ms: offset });
-    await shiftPlatformSchedule(trx, ctx.store.kind, p.id, ms);
-    return { ...p, clock_offset_ms: offset };
-  }));
-  await ctx.jobs.drain(platformId);
-  await ctx.webhooks.drain(platformId);
-  return { now: iso(platformNowMs(ctx.deps.clock, platform)), offsetMs: Number(platform.clock_offset_ms) };
+/** The platform's sandbox clock as the API shows it. */
+export function sandboxClock(deps: Pick<Deps, 'clock'>, platform: Pick<PlatformRow, 'clock_offset_ms'>) {
+  return { now: iso(platformNowMs(deps.clock, platform)), offsetMs: Number(platform.clock_offset_ms) };
 }
 
 /**
- * Every table holding a platform's customers, accounts and history, children before parents.
- * Tokens, configuration, the webhook signing key and the platform's clock are kept.
+ * Moves the platform's clock forward by `ms`: later timestamps, expiries, delayed outcomes and
+ * webhook retries follow it (its pending jobs and retries come due `ms` earlier). Returns the
+ * platform as it now is; the caller runs what became due once this unit has committed.
  */
-const RESETTABLE_TABLES = [
-  'agent_actions', 'agent_quotes', 'agent_tokens', 'agent_device_codes', 'agents',
-  'ledger_postings', 'ledger_entries', 'webhook_attempts', 'outbox_events', 'jobs', 'idempotency_keys', 'quotes', 'transactions',
-  'auth_attempts', 'auth_requests', 'auth_sessions', 'auth_credentials', 'wallet_secrets',
-  'verifications', 'document_files', 'documents', 'beneficial_owners', 'external_accounts', 'internal_accounts', 'customers',
-] as const;
+export async function advanceClock(u: Unit, ms: number): Promise<PlatformRow> {
+  // Locked: two advances of one platform add up.
+  const p = await getPlatform(u.trx, u.platform.id, { forUpdate: true });
+  if (!p) throw errors.notFound('Platform', u.platform.id);
+  const offset = Number(p.clock_offset_ms) + ms;
+  await updatePlatform(u.trx, p.id, { clock_offset_ms: offset });
+  await shiftPlatformSchedule(u.trx, p.id, ms);
+  return { ...p, clock_offset_ms: offset };
+}
 
-/** POST /sandbox/reset: wipes the platform's data and recreates its (empty) platform internal accounts. */
-export async function resetPlatform(ctx: AppContext, platformId: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    const platform = await getPlatform(trx, platformId, ctx.store.kind);
-    if (!platform) throw errors.notFound('Platform', platformId);
-    for (const table of RESETTABLE_TABLES) await trx.deleteFrom(table).where('platform_id', '=', platformId).execute();
-    const at = iso(platformNowMs(ctx.deps.clock, platform));
-    const codes = new Set([platform.fiat_currency, ...settingsOf(platform).supportedCurrencies.map((c) => c.currencyCode)]);
-    for (const code of codes) {
-      await createInternalAccount(trx, ctx.deps, { platformId, customerId: null, type: holdingTypeFor(code), currency: code, at });
-    }
-  });
+/**
+ * POST /sandbox/reset, in the one exclusive unit (`runExclusiveUnit`: the platform's writes in
+ * flight finish first, those that start meanwhile wait, so no write lands on half-deleted data):
+ * wipes the platform's customers (with their accounts) and history, empties its own internal
+ * accounts — keeping their ids, so scripts holding them go on working — makes sure it holds one in
+ * each currency it supports, and puts its sandbox clock back to real time.
+ */
+export async function resetPlatform(u: Unit): Promise<void> {
+  const { platform } = u;
+  // Real time: the clock goes back to it.
+  const at = iso(u.deps.clock.nowMs());
+  await deletePlatformData(u.trx, platform.id);
+  await emptyPlatformAccounts(u.trx, platform.id, at);
+  await updatePlatform(u.trx, platform.id, { clock_offset_ms: 0 });
+  const have = new Set((await listPlatformAccounts(u.trx, platform.id, {})).map((a) => a.currency));
+  const codes = new Set([platform.fiat_currency, ...settingsOf(platform).supportedCurrencies.map((c) => c.currencyCode)]);
+  for (const code of codes) {
+    if (have.has(code)) continue;
+    await createInternalAccount(u.trx, u.deps, {
+      platformId: platform.id,
+      customerId: null,
+      type: holdingTypeFor(code),
+      currency: code,
+      at,
+    });
+  }
 }

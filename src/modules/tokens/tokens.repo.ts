@@ -13,11 +13,23 @@ function tokenWithPlatformQuery(db: Kysely<Database>, clientId: string) {
     .selectFrom('api_tokens as t')
     .innerJoin('platforms as p', 'p.id', 't.platform_id')
     .select([
-      't.id as t_id', 't.platform_id as t_platform_id', 't.name as t_name', 't.client_id as t_client_id',
-      't.secret_hash as t_secret_hash', 't.permissions as t_permissions', 't.is_bootstrap as t_is_bootstrap',
-      't.created_at as t_created_at', 't.updated_at as t_updated_at',
-      'p.id as p_id', 'p.name as p_name', 'p.environment as p_environment', 'p.fiat_currency as p_fiat_currency',
-      'p.config as p_config', 'p.clock_offset_ms as p_clock_offset_ms', 'p.created_at as p_created_at', 'p.updated_at as p_updated_at',
+      't.id as t_id',
+      't.platform_id as t_platform_id',
+      't.name as t_name',
+      't.client_id as t_client_id',
+      't.secret_hash as t_secret_hash',
+      't.permissions as t_permissions',
+      't.is_bootstrap as t_is_bootstrap',
+      't.created_at as t_created_at',
+      't.updated_at as t_updated_at',
+      'p.id as p_id',
+      'p.name as p_name',
+      'p.environment as p_environment',
+      'p.fiat_currency as p_fiat_currency',
+      'p.config as p_config',
+      'p.clock_offset_ms as p_clock_offset_ms',
+      'p.created_at as p_created_at',
+      'p.updated_at as p_updated_at',
     ])
     .where('t.client_id', '=', clientId);
 }
@@ -29,7 +41,10 @@ type TokenWithPlatformRow = Awaited<ReturnType<ReturnType<typeof tokenWithPlatfo
 const compiledLookup = new WeakMap<Kysely<Database>, CompiledQuery<TokenWithPlatformRow>>();
 
 /** The token with this client id and its platform (the Basic-auth lookup). */
-export async function findTokenWithPlatform(db: Kysely<Database>, clientId: string): Promise<{ token: ApiTokenRow; platform: PlatformRow } | undefined> {
+export async function findTokenWithPlatform(
+  db: Kysely<Database>,
+  clientId: string,
+): Promise<{ token: ApiTokenRow; platform: PlatformRow } | undefined> {
   // No client id holds NUL, and PostgreSQL text cannot: such a Basic header is simply unknown (401).
   if (clientId.includes('\u0000')) return undefined;
   let compiled = compiledLookup.get(db);
@@ -41,12 +56,25 @@ export async function findTokenWithPlatform(db: Kysely<Database>, clientId: stri
   if (!r) return undefined;
   return {
     token: {
-      id: r.t_id, platform_id: r.t_platform_id, name: r.t_name, client_id: r.t_client_id, secret_hash: r.t_secret_hash,
-      permissions: r.t_permissions, is_bootstrap: r.t_is_bootstrap, created_at: r.t_created_at, updated_at: r.t_updated_at,
+      id: r.t_id,
+      platform_id: r.t_platform_id,
+      name: r.t_name,
+      client_id: r.t_client_id,
+      secret_hash: r.t_secret_hash,
+      permissions: r.t_permissions,
+      is_bootstrap: r.t_is_bootstrap,
+      created_at: r.t_created_at,
+      updated_at: r.t_updated_at,
     },
     platform: {
-      id: r.p_id, name: r.p_name, environment: r.p_environment, fiat_currency: r.p_fiat_currency, config: r.p_config,
-      clock_offset_ms: Number(r.p_clock_offset_ms), created_at: r.p_created_at, updated_at: r.p_updated_at,
+      id: r.p_id,
+      name: r.p_name,
+      environment: r.p_environment,
+      fiat_currency: r.p_fiat_currency,
+      config: r.p_config,
+      clock_offset_ms: Number(r.p_clock_offset_ms),
+      created_at: r.p_created_at,
+      updated_at: r.p_updated_at,
     },
   };
 }
@@ -59,7 +87,13 @@ export async function findBootstrapToken(db: Kysely<Database>, platformId: strin
   return db.selectFrom('api_tokens').selectAll().where('platform_id', '=', platformId).where('is_bootstrap', '=', 1).executeTakeFirst();
 }
 
-export async function updateTokenCredentials(db: Kysely<Database>, id: string, clientId: string, secretHash: string, at: string): Promise<void> {
+export async function updateTokenCredentials(
+  db: Kysely<Database>,
+  id: string,
+  clientId: string,
+  secretHash: string,
+  at: string,
+): Promise<void> {
   await db.updateTable('api_tokens').set({ client_id: clientId, secret_hash: secretHash, updated_at: at }).where('id', '=', id).execute();
   bumpAuthEpoch();
 }
@@ -89,6 +123,9 @@ export async function listTokens(db: Kysely<Database>, platformId: string, f: To
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   let page = q.selectAll();
   if (afterId) page = page.where('id', '<', afterId);
-  const rows = await page.orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await page
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows, totalCount: Number(total.n) };
 }

@@ -2,16 +2,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { iso, normalizeDateTime, platformNowMs } from '../../lib/time.ts';
-import { deleteToken, findToken, listTokens } from './tokens.repo.ts';
+import { created, noContent, write } from '../../http/write.ts';
+import { normalizeDateTime } from '../../lib/time.ts';
+import { listTokens } from './tokens.repo.ts';
 import { ApiTokenCreateSchema, ApiTokenSchema, TokenIdParams, TokenListQuery, TokenListSchema } from './tokens.schemas.ts';
-import { createToken, tokenToWire } from './tokens.service.ts';
+import { createToken, getToken, revokeToken, tokenToWire } from './tokens.service.ts';
 
 const TAG = 'API Tokens';
-const security = [{ BasicAuth: [] }];
 
 export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -20,16 +19,16 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'createToken', tags: [TAG], summary: 'Create an API token (its secret is shown once)', security,
+          operationId: 'createToken',
+          tags: [TAG],
+          summary: 'Create an API token (its secret is shown once)',
           body: ApiTokenCreateSchema,
           response: { 201: ApiTokenSchema, ...errorResponses(400, 401, 403) },
         },
       },
       async (req, reply) => {
-        const { platform } = platformOf(req);
-        const at = iso(platformNowMs(ctx.deps.clock, platform));
-        const { row, secret } = await createToken(ctx.db, ctx.deps, { platformId: platform.id, name: req.body.name, permissions: req.body.permissions, at });
-        return reply.code(201).send(tokenToWire(row, secret));
+        const { permissions } = platformOf(req);
+        return write(ctx, req, reply, async (u) => created(await createToken(u, req.body, permissions)));
       },
     );
 
@@ -38,7 +37,9 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listTokens', tags: [TAG], summary: 'List API tokens', security,
+          operationId: 'listTokens',
+          tags: [TAG],
+          summary: 'List API tokens',
           querystring: TokenListQuery,
           response: { 200: TokenListSchema, ...errorResponses(400, 401, 403) },
         },
@@ -69,17 +70,14 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getTokenById', tags: [TAG], summary: 'Get an API token', security,
+          operationId: 'getTokenById',
+          tags: [TAG],
+          summary: 'Get an API token',
           params: TokenIdParams,
           response: { 200: ApiTokenSchema, ...errorResponses(401, 403, 404) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        const row = await findToken(ctx.db, platform.id, req.params.tokenId);
-        if (!row) throw errors.tokenNotFound(req.params.tokenId);
-        return tokenToWire(row);
-      },
+      async (req) => getToken(ctx.db, platformOf(req).platform.id, req.params.tokenId),
     );
 
     app.delete(
@@ -87,18 +85,19 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'deleteTokenById', tags: [TAG], summary: 'Delete (revoke) an API token', security,
+          operationId: 'deleteTokenById',
+          tags: [TAG],
+          summary: 'Delete (revoke) an API token',
           params: TokenIdParams,
           response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const { platform, token } = platformOf(req);
-        if (req.params.tokenId === token.id) {
-          throw errors.invalidInput('A token cannot delete itself; use another token with MANAGE');
-        }
-        if (!(await deleteToken(ctx.db, platform.id, req.params.tokenId))) throw errors.tokenNotFound(req.params.tokenId);
-        return reply.code(204).send();
+        const { token } = platformOf(req);
+        return write(ctx, req, reply, async (u) => {
+          await revokeToken(u, req.params.tokenId, token.id);
+          return noContent;
+        });
       },
     );
   };

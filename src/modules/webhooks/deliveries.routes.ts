@@ -1,17 +1,31 @@
 /**
  * The webhook delivery log (Corridor extension): list and inspect deliveries with every attempt,
  * replay one event now, and requeue everything that failed since a time.
+ *
+ * Both write through units of work. Recover requeues in one (`write`). A replay claims the event
+ * in its unit and sends it over HTTP only after the unit commits (`writeThen`): a unit may be
+ * retried and must not act outside the database; the deliverer records the attempt's outcome in a
+ * transaction of its own.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
+import { pageRequest, toWirePage } from '../../http/pagination.ts';
 import { platformOf } from '../../http/auth.ts';
 import { errorResponses, Obj } from '../../http/schemas.ts';
+import { ok, write, writeThen } from '../../http/write.ts';
 import { normalizeDateTime } from '../../lib/time.ts';
-import { DeliveryIdParams, DeliveryListQuery, DeliveryListSchema, RECOVER_IDS_LISTED, RecoverResultSchema, RecoverSchema, WebhookDeliveryDetailSchema } from './deliveries.schemas.ts';
+import {
+  DeliveryIdParams,
+  DeliveryListQuery,
+  DeliveryListSchema,
+  RECOVER_IDS_LISTED,
+  RecoverResultSchema,
+  RecoverSchema,
+  WebhookDeliveryDetailSchema,
+} from './deliveries.schemas.ts';
 import { getDelivery, listDeliveries } from './deliveries.service.ts';
 
 const TAG = 'Webhooks';
-const security = [{ BasicAuth: [] }];
 
 export function deliveryRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -20,12 +34,14 @@ export function deliveryRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'listWebhookDeliveries', tags: [TAG], summary: 'List webhook deliveries, newest first (Corridor extension)', security,
+          operationId: 'listWebhookDeliveries',
+          tags: [TAG],
+          summary: 'List webhook deliveries, newest first (Corridor extension)',
           querystring: DeliveryListQuery,
           response: { 200: DeliveryListSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => listDeliveries(ctx.db, platformOf(req).platform, ctx.deps.clock, req.query),
+      async (req) => toWirePage(await listDeliveries(ctx.db, platformOf(req).platform, ctx.deps.clock, req.query, pageRequest(req.query))),
     );
 
     app.get(
@@ -33,7 +49,9 @@ export function deliveryRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getWebhookDelivery', tags: [TAG], summary: "A webhook delivery with its event's data and every attempt (Corridor extension)", security,
+          operationId: 'getWebhookDelivery',
+          tags: [TAG],
+          summary: "A webhook delivery with its event's data and every attempt (Corridor extension)",
           params: DeliveryIdParams,
           response: { 200: WebhookDeliveryDetailSchema, ...errorResponses(401, 403, 404) },
         },
@@ -46,7 +64,8 @@ export function deliveryRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE', optionalBody: true },
         schema: {
-          operationId: 'replayWebhookDelivery', tags: [TAG], security,
+          operationId: 'replayWebhookDelivery',
+          tags: [TAG],
           summary: 'Send a webhook again now, under the same id, and return the delivery with this attempt (Corridor extension)',
           description:
             'Synchronous: the response is the delivery after the attempt, its result last in `attempts`. A failed replay retries ' +
@@ -56,11 +75,17 @@ export function deliveryRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: WebhookDeliveryDetailSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        await ctx.webhooks.replay(platform, req.params.webhookId);
-        return getDelivery(ctx.db, platform, ctx.deps.clock, req.params.webhookId);
-      },
+      async (req, reply) =>
+        writeThen(
+          ctx,
+          req,
+          reply,
+          (u) => ctx.webhooks.claimReplay(u.trx, u.platform, req.params.webhookId),
+          async (claimed) => {
+            await ctx.webhooks.deliver(claimed);
+            return ok(await getDelivery(ctx.db, platformOf(req).platform, ctx.deps.clock, req.params.webhookId));
+          },
+        ),
     );
 
     app.post(
@@ -68,17 +93,18 @@ export function deliveryRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
-          operationId: 'recoverWebhookDeliveries', tags: [TAG], security,
+          operationId: 'recoverWebhookDeliveries',
+          tags: [TAG],
           summary: 'Requeue every FAILED webhook created since a time; they are delivered in order (Corridor extension)',
           body: RecoverSchema,
           response: { 200: RecoverResultSchema, ...errorResponses(400, 401, 403) },
         },
       },
-      async (req) => {
-        const { platform } = platformOf(req);
-        const ids = await ctx.webhooks.recover(platform, normalizeDateTime(req.body.since)!);
-        return { count: ids.length, ids: ids.slice(0, RECOVER_IDS_LISTED) };
-      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          const ids = await ctx.webhooks.recover(u.trx, u.platform, normalizeDateTime(req.body.since)!);
+          return ok({ count: ids.length, ids: ids.slice(0, RECOVER_IDS_LISTED) });
+        }),
     );
   };
 }

@@ -4,9 +4,12 @@ import { DateTime, IdString, Obj, Page, PageQueryFields } from '../../http/schem
 
 const EXAMPLE_ID = 'Webhook:019542f5-b3e7-7d02-8000-000000000001';
 
-export const DeliveryStatusSchema = Type.Union([Type.Literal('PENDING'), Type.Literal('DELIVERING'), Type.Literal('DELIVERED'), Type.Literal('FAILED')], {
-  description: 'PENDING: due or waiting to retry; DELIVERING: an attempt is in flight; DELIVERED: a 2xx answer; FAILED: no more retries',
-});
+export const DeliveryStatusSchema = Type.Union(
+  [Type.Literal('PENDING'), Type.Literal('DELIVERING'), Type.Literal('DELIVERED'), Type.Literal('FAILED')],
+  {
+    description: 'PENDING: due or waiting to retry; DELIVERING: an attempt is in flight; DELIVERED: a 2xx answer; FAILED: no more retries',
+  },
+);
 
 const deliveryFields = {
   id: Type.String({ description: 'The envelope id receivers de-duplicate on', examples: [EXAMPLE_ID] }),
@@ -18,7 +21,12 @@ const deliveryFields = {
   lastAttemptAt: Type.Optional(DateTime),
   lastResponseStatus: Type.Optional(Type.Integer({ description: "The last attempt's HTTP status; absent when it got no response" })),
   lastError: Type.Optional(Type.String({ description: 'Why the last attempt got no usable response (network error, timeout, redirect)' })),
-  nextAttemptAt: Type.Optional(Type.String({ format: 'date-time', description: 'PENDING events of a platform with an endpoint: when the next attempt is due (platform clock)' })),
+  nextAttemptAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'PENDING events of a platform with an endpoint: when the next attempt is due (platform clock)',
+    }),
+  ),
 };
 
 export const WebhookDeliverySchema = Obj(deliveryFields, { title: 'WebhookDelivery' });
@@ -30,7 +38,11 @@ export const WebhookAttemptSchema = Obj(
     url: Type.String(),
     responseStatus: Type.Optional(Type.Integer({ description: 'Absent when no response arrived' })),
     latencyMs: Type.Integer({ minimum: 0 }),
-    responseBody: Type.Optional(Type.String({ description: 'The first 4 KiB of the response body' })),
+    responseBody: Type.Optional(
+      Type.String({
+        description: 'The first 4 KiB of the response body (SANDBOX platforms only: never kept or shown for PRODUCTION ones)',
+      }),
+    ),
     error: Type.Optional(Type.String({ description: 'Network error, timeout or redirect, when the attempt had no usable response' })),
   },
   { title: 'WebhookAttempt' },
@@ -39,14 +51,24 @@ export const WebhookAttemptSchema = Obj(
 export const WebhookDeliveryDetailSchema = Obj(
   {
     ...deliveryFields,
-    data: Type.Object({}, { additionalProperties: true, description: "The envelope's data: the resource as it was when the event was written" }),
+    data: Type.Object(
+      {},
+      { additionalProperties: true, description: "The envelope's data: the resource as it was when the event was written" },
+    ),
     attempts: Type.Array(WebhookAttemptSchema, { description: 'Every attempt, oldest first' }),
   },
   { title: 'WebhookDeliveryDetail' },
 );
 
 export const DeliveryListQuery = Obj({
-  type: Type.Optional(Type.String({ pattern: '^[A-Z_]+(\\.[A-Z_]+)?$', maxLength: 100, description: 'Only events of this type', examples: ['OUTGOING_PAYMENT.COMPLETED'] })),
+  type: Type.Optional(
+    Type.String({
+      pattern: '^[A-Z_]+(\\.[A-Z_]+)?$',
+      maxLength: 100,
+      description: 'Only events of this type',
+      examples: ['OUTGOING_PAYMENT.COMPLETED'],
+    }),
+  ),
   status: Type.Optional(DeliveryStatusSchema),
   resourceId: Type.Optional(IdString('Transaction:019542f5-b3e7-7d02-8000-000000000001')),
   ...PageQueryFields,

@@ -5,14 +5,13 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../deps.ts';
 import { errors } from '../../http/errors.ts';
-import { decodeCursor, toPage } from '../../http/pagination.ts';
+import { pageOf, type PageRequest } from '../../lib/paging.ts';
 import { iso } from '../../lib/time.ts';
 import { isParked } from '../../outbox/outbox.ts';
 import type { Database, OutboxEventRow, PlatformRow, WebhookAttemptRow } from '../../store/schema.ts';
-import { settingsOf } from '../platforms/platform-settings.ts';
+import { isSandbox, settingsOf } from '../platforms/platform-settings.ts';
+import { attemptsOf, findEvent, type LastAttempt, lastAttempts, listEvents } from './deliveries.repo.ts';
 import type { DeliveryListQueryT, WebhookAttemptWire, WebhookDeliveryDetailWire, WebhookDeliveryWire } from './deliveries.schemas.ts';
-
-type LastAttempt = Pick<WebhookAttemptRow, 'event_id' | 'attempt' | 'at' | 'response_status' | 'error'>;
 
 function deliveryToWire(e: OutboxEventRow, last: LastAttempt | undefined, platform: PlatformRow, clock: Clock): WebhookDeliveryWire {
   const w: WebhookDeliveryWire = {
@@ -38,63 +37,54 @@ function deliveryToWire(e: OutboxEventRow, last: LastAttempt | undefined, platfo
   return w;
 }
 
-function attemptToWire(a: WebhookAttemptRow): WebhookAttemptWire {
+/**
+ * An attempt as the platform sees it. The receiver's body is shown to SANDBOX platforms only: a
+ * PRODUCTION platform's attempts are stored without it, and one stored before that rule is not shown.
+ */
+function attemptToWire(a: WebhookAttemptRow, platform: PlatformRow): WebhookAttemptWire {
   const w: WebhookAttemptWire = { attempt: a.attempt, at: a.at, url: a.url, latencyMs: a.latency_ms };
   if (a.response_status !== null) w.responseStatus = a.response_status;
-  if (a.response_body !== null) w.responseBody = a.response_body;
+  if (a.response_body !== null && isSandbox(platform)) w.responseBody = a.response_body;
   if (a.error !== null) w.error = a.error;
   return w;
 }
 
-/** The latest attempt of each of `eventIds` (one small indexed read per page). */
-async function lastAttempts(db: Kysely<Database>, platformId: string, eventIds: string[]): Promise<Map<string, LastAttempt>> {
-  const out = new Map<string, LastAttempt>();
-  if (eventIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('webhook_attempts as a')
-    .select(['a.event_id', 'a.attempt', 'a.at', 'a.response_status', 'a.error'])
-    .where('a.platform_id', '=', platformId)
-    .where('a.event_id', 'in', eventIds)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_attempts as b')
-            .select('b.id')
-            .whereRef('b.platform_id', '=', 'a.platform_id')
-            .whereRef('b.event_id', '=', 'a.event_id')
-            .whereRef('b.attempt', '>', 'a.attempt'),
-        ),
-      ),
-    )
-    .execute();
-  for (const r of rows) out.set(r.event_id, r);
-  return out;
-}
-
 /** GET /webhooks/deliveries: newest first, keyset on the (time-ordered) event id. */
-export async function listDeliveries(db: Kysely<Database>, platform: PlatformRow, clock: Clock, q: DeliveryListQueryT) {
-  const limit = q.limit ?? 20;
-  let base = db.selectFrom('outbox_events').where('platform_id', '=', platform.id);
-  if (q.type !== undefined) base = base.where('type', '=', q.type);
-  if (q.status !== undefined) base = base.where('status', '=', q.status);
-  if (q.resourceId !== undefined) base = base.where('resource_id', '=', q.resourceId);
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  let rows = base.selectAll();
-  const after = decodeCursor(q.cursor);
-  if (after) rows = rows.where('id', '<', after);
-  const events = await rows.orderBy('id', 'desc').limit(limit + 1).execute();
-  const last = await lastAttempts(db, platform.id, events.slice(0, limit).map((e) => e.id));
-  return toPage(events, limit, Number(total.n), (e) => deliveryToWire(e, last.get(e.id), platform, clock));
+export async function listDeliveries(
+  db: Kysely<Database>,
+  platform: PlatformRow,
+  clock: Clock,
+  q: Omit<DeliveryListQueryT, 'cursor' | 'limit'>,
+  { limit, afterId }: PageRequest,
+) {
+  const { rows, totalCount } = await listEvents(
+    db,
+    platform.id,
+    { type: q.type, status: q.status, resourceId: q.resourceId },
+    limit,
+    afterId,
+  );
+  const last = await lastAttempts(
+    db,
+    platform.id,
+    rows.slice(0, limit).map((e) => e.id),
+  );
+  return pageOf(rows, limit, totalCount, (e) => deliveryToWire(e, last.get(e.id), platform, clock));
 }
 
 /** GET /webhooks/deliveries/{id}: the event, its data and every attempt. 404 unless it is the platform's. */
-export async function getDelivery(db: Kysely<Database>, platform: PlatformRow, clock: Clock, id: string): Promise<WebhookDeliveryDetailWire> {
-  const e = await db.selectFrom('outbox_events').selectAll().where('platform_id', '=', platform.id).where('id', '=', id).executeTakeFirst();
+export async function getDelivery(
+  db: Kysely<Database>,
+  platform: PlatformRow,
+  clock: Clock,
+  id: string,
+): Promise<WebhookDeliveryDetailWire> {
+  const e = await findEvent(db, platform.id, id);
   if (!e) throw errors.notFound('Webhook delivery', id);
-  const attempts = await db.selectFrom('webhook_attempts').selectAll().where('platform_id', '=', platform.id).where('event_id', '=', id).orderBy('attempt').execute();
+  const attempts = await attemptsOf(db, platform.id, id);
   return {
     ...deliveryToWire(e, attempts.at(-1), platform, clock),
     data: JSON.parse(e.payload) as Record<string, unknown>,
-    attempts: attempts.map(attemptToWire),
+    attempts: attempts.map((a) => attemptToWire(a, platform)),
   };
 }

@@ -3,11 +3,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { errorResponses, Obj } from '../../http/schemas.ts';
-import { WEBHOOK_SIGNATURE_ALGORITHM, webhookPublicKey } from '../../webhooks/keys.ts';
+import { WEBHOOK_SIGNATURE_ALGORITHM, webhookPublicKey } from '../../webhook-delivery/keys.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 
 const TAG = 'Webhooks';
-const security = [{ BasicAuth: [] }];
 
 export const WebhookSigningKeySchema = Obj(
   {
@@ -24,11 +23,16 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'platform', permission: 'VIEW' },
         schema: {
-          operationId: 'getWebhookSigningKey', tags: [TAG], summary: "The public key that verifies this platform's webhook signatures (Corridor extension)", security,
+          operationId: 'getWebhookSigningKey',
+          tags: [TAG],
+          summary: "The public key that verifies this platform's webhook signatures (Corridor extension)",
           response: { 200: WebhookSigningKeySchema, ...errorResponses(401, 403) },
         },
       },
-      async (req) => ({ publicKey: await webhookPublicKey(ctx.db, platformOf(req).platform.id), algorithm: WEBHOOK_SIGNATURE_ALGORITHM }),
+      async (req) => ({
+        publicKey: await webhookPublicKey(ctx.db, platformOf(req).platform.id, ctx.secrets),
+        algorithm: WEBHOOK_SIGNATURE_ALGORITHM,
+      }),
     );
 
     await app.register(deliveryRoutes(ctx));

@@ -4,7 +4,7 @@ import type { Migration } from './index.ts';
 
 export const m0001Init: Migration = {
   name: '0001_init',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('platforms')

@@ -8,7 +8,7 @@ import type { Migration } from './index.ts';
 
 export const m0003ExternalAccounts: Migration = {
   name: '0003_external_accounts',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('external_accounts')

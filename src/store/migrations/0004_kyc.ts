@@ -12,7 +12,7 @@ import type { Migration } from './index.ts';
 
 export const m0004Kyc: Migration = {
   name: '0004_kyc',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('beneficial_owners')
@@ -71,15 +71,7 @@ export const m0004Kyc: Migration = {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex('verifications_customer')
-      .on('verifications')
-      .columns(['platform_id', 'customer_id', 'id'])
-      .execute();
-    await db.schema
-      .createIndex('verifications_status')
-      .on('verifications')
-      .columns(['platform_id', 'verification_status', 'id'])
-      .execute();
+    await db.schema.createIndex('verifications_customer').on('verifications').columns(['platform_id', 'customer_id', 'id']).execute();
+    await db.schema.createIndex('verifications_status').on('verifications').columns(['platform_id', 'verification_status', 'id']).execute();
   },
 };

@@ -4,7 +4,7 @@ import type { Migration } from './index.ts';
 
 export const m0005Payments: Migration = {
   name: '0005_payments',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('transactions')

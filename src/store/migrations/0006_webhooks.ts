@@ -4,7 +4,7 @@ import type { Migration } from './index.ts';
 
 export const m0006Webhooks: Migration = {
   name: '0006_webhooks',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('webhook_keys')
@@ -30,7 +30,11 @@ export const m0006Webhooks: Migration = {
     await db.schema.createIndex('webhook_attempts_event').on('webhook_attempts').columns(['platform_id', 'event_id', 'attempt']).execute();
 
     // Claiming due events of the platforms that have an endpoint.
-    await db.schema.createIndex('outbox_events_platform_due').on('outbox_events').columns(['platform_id', 'status', 'next_attempt_ms']).execute();
+    await db.schema
+      .createIndex('outbox_events_platform_due')
+      .on('outbox_events')
+      .columns(['platform_id', 'status', 'next_attempt_ms'])
+      .execute();
 
     // Platform-clock time of the first delivery attempt: retries stop 7 days after it.
     await db.schema.alterTable('outbox_events').addColumn('first_attempt_at', 'text').execute();

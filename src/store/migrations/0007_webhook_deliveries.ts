@@ -7,11 +7,14 @@ import type { Migration } from './index.ts';
 
 export const m0007WebhookDeliveries: Migration = {
   name: '0007_webhook_deliveries',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     // Attempts made before the current retry schedule began: the backoff counts from it, while
     // attempt numbers in the log keep counting across replays.
-    await db.schema.alterTable('outbox_events').addColumn('schedule_base', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('outbox_events')
+      .addColumn('schedule_base', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
 
     // GET /webhooks/deliveries is a keyset scan on id per platform, optionally by status (FAILED is
     // rare; recover reads it too) or by event type. The resource filter uses outbox_events_resource.

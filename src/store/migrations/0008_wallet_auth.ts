@@ -8,7 +8,7 @@ import type { Migration } from './index.ts';
 
 export const m0008WalletAuth: Migration = {
   name: '0008_wallet_auth',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('auth_credentials')

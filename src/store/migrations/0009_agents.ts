@@ -7,7 +7,7 @@ import type { Migration } from './index.ts';
 
 export const m0009Agents: Migration = {
   name: '0009_agents',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('agents')

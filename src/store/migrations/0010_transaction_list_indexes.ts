@@ -14,17 +14,25 @@ import type { Migration } from './index.ts';
 
 export const m0010TransactionListIndexes: Migration = {
   name: '0010_transaction_list_indexes',
-  // `any`: see Migration.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: see Migration.
   async up(db: Kysely<any>) {
     // startDate / endDate: the range, then id (the page sorts only the ids of the range); type
     // (fixed at creation, so never moved by an update) lets a range + type be counted from it too.
     await db.schema.createIndex('transactions_created').on('transactions').columns(['platform_id', 'created_at', 'type', 'id']).execute();
     // customerId with a date range (a customer's statement): without it the planner picks the
     // platform-wide date range over the customer's few rows.
-    await db.schema.createIndex('transactions_customer_created').on('transactions').columns(['platform_id', 'customer_id', 'created_at', 'id']).execute();
+    await db.schema
+      .createIndex('transactions_customer_created')
+      .on('transactions')
+      .columns(['platform_id', 'customer_id', 'created_at', 'id'])
+      .execute();
     // type, and status + type (status alone keeps transactions_status).
     await db.schema.createIndex('transactions_type_status').on('transactions').columns(['platform_id', 'type', 'status', 'id']).execute();
-    await db.schema.createIndex('transactions_platform_customer').on('transactions').columns(['platform_id', 'platform_customer_id', 'id']).execute();
+    await db.schema
+      .createIndex('transactions_platform_customer')
+      .on('transactions')
+      .columns(['platform_id', 'platform_customer_id', 'id'])
+      .execute();
     // reference: with id, so the one matching row is found there rather than by walking the platform.
     await db.schema.dropIndex('transactions_reference').execute();
     await db.schema.createIndex('transactions_reference').on('transactions').columns(['platform_id', 'reference', 'id']).execute();

@@ -11,11 +11,27 @@ import { m0008WalletAuth } from './0008_wallet_auth.ts';
 import { m0009Agents } from './0009_agents.ts';
 import { m0010TransactionListIndexes } from './0010_transaction_list_indexes.ts';
 import { m0011OutboxClaim } from './0011_outbox_claim.ts';
+import { m0012BootstrapPlatform } from './0012_bootstrap_platform.ts';
+import { m0013SessionClientKey } from './0013_session_client_key.ts';
 
 export interface Migration {
   name: string;
-  // `any`: a migration creates the tables the typed Database describes, so it cannot use them.
+  // biome-ignore lint/suspicious/noExplicitAny: `any`: a migration creates the tables the typed Database describes, so it cannot use them.
   up(db: Kysely<any>): Promise<void>;
 }
 
-export const migrations: Migration[] = [m0001Init, m0002Customers, m0003ExternalAccounts, m0004Kyc, m0005Payments, m0006Webhooks, m0007WebhookDeliveries, m0008WalletAuth, m0009Agents, m0010TransactionListIndexes, m0011OutboxClaim];
+export const migrations: Migration[] = [
+  m0001Init,
+  m0002Customers,
+  m0003ExternalAccounts,
+  m0004Kyc,
+  m0005Payments,
+  m0006Webhooks,
+  m0007WebhookDeliveries,
+  m0008WalletAuth,
+  m0009Agents,
+  m0010TransactionListIndexes,
+  m0011OutboxClaim,
+  m0012BootstrapPlatform,
+  m0013SessionClientKey,
+];

@@ -19,8 +19,16 @@ import { createSignedBundle, parseSignedBundle, verifySignedBundle, type BundleS
  * legacy-flow `clientPublicKey`; a compressed key is decompressed). `ephemeralPrivateKeyHex` is for
  * test vectors only.
  */
-export function sealCredentialBundle(recipientPublicKey: string | Uint8Array, secret: Uint8Array, opts: { ephemeralPrivateKeyHex?: string } = {}): string {
-  const sealed = hpkeSeal(recipientPublicKey, secret, opts.ephemeralPrivateKeyHex === undefined ? {} : { ephemeralPrivateKeyHex: opts.ephemeralPrivateKeyHex });
+export function sealCredentialBundle(
+  recipientPublicKey: string | Uint8Array,
+  secret: Uint8Array,
+  opts: { ephemeralPrivateKeyHex?: string } = {},
+): string {
+  const sealed = hpkeSeal(
+    recipientPublicKey,
+    secret,
+    opts.ephemeralPrivateKeyHex === undefined ? {} : { ephemeralPrivateKeyHex: opts.ephemeralPrivateKeyHex },
+  );
   return bs58checkEncode(Buffer.concat([compressPoint(sealed.enc), sealed.ciphertext]));
 }
 
@@ -56,7 +64,11 @@ export function sealExportBundle(
  * the signature must verify under that key; without it nothing is verified (sandbox bundles carry
  * empty signature fields).
  */
-export function openExportBundle(bundle: string, recipientPrivateKeyHex: string, opts: { expectedSignerPublicKeyHex?: string } = {}): Buffer {
+export function openExportBundle(
+  bundle: string,
+  recipientPrivateKeyHex: string,
+  opts: { expectedSignerPublicKeyHex?: string } = {},
+): Buffer {
   const { bundle: parsed, data } = parseSignedBundle(bundle);
   if (opts.expectedSignerPublicKeyHex !== undefined && !verifySignedBundle(parsed, opts.expectedSignerPublicKeyHex)) {
     throw new Error('the export bundle signature does not verify under the expected signer key');

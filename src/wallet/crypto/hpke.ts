@@ -32,7 +32,9 @@ function ascii(s: string): Buffer {
 
 /** LabeledExtract with the empty salt (HMAC with an empty key equals HMAC with Nh zero bytes). */
 function labeledExtract(suite: Buffer, label: string, ikm: Buffer): Buffer {
-  return createHmac('sha256', Buffer.alloc(0)).update(Buffer.concat([VERSION, suite, ascii(label), ikm])).digest();
+  return createHmac('sha256', Buffer.alloc(0))
+    .update(Buffer.concat([VERSION, suite, ascii(label), ikm]))
+    .digest();
 }
 
 /** HKDF(salt, ikm = "HPKE-v1"‖suite‖ikmLabel‖ikm, info = I2OSP(L,2)‖"HPKE-v1"‖suite‖infoLabel‖info, L). */
@@ -50,7 +52,11 @@ interface KeySchedule {
 /** Shared secret → AEAD key and base nonce (mode_base, no PSK). */
 function keySchedule(dh: Buffer, enc: Buffer, pkR: Buffer, info: Buffer): KeySchedule {
   const sharedSecret = labeledHkdf(KEM_SUITE, Buffer.alloc(0), 'eae_prk', dh, 'shared_secret', Buffer.concat([enc, pkR]), 32);
-  const ksc = Buffer.concat([MODE_BASE, labeledExtract(HPKE_SUITE, 'psk_id_hash', Buffer.alloc(0)), labeledExtract(HPKE_SUITE, 'info_hash', info)]);
+  const ksc = Buffer.concat([
+    MODE_BASE,
+    labeledExtract(HPKE_SUITE, 'psk_id_hash', Buffer.alloc(0)),
+    labeledExtract(HPKE_SUITE, 'info_hash', info),
+  ]);
   return {
     key: labeledHkdf(HPKE_SUITE, sharedSecret, 'secret', Buffer.alloc(0), 'key', ksc, 32),
     nonce: labeledHkdf(HPKE_SUITE, sharedSecret, 'secret', Buffer.alloc(0), 'base_nonce', ksc, 12),

@@ -5,7 +5,7 @@
  * same key may arrive in either form (crypto-formats.md §2, §3.1), so every comparison goes
  * through {@link normalizePublicKeyHex}.
  */
-import { createECDH, createPrivateKey, createPublicKey, ECDH, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, ECDH, type KeyObject } from 'node:crypto';
 
 const CURVE = 'prime256v1';
 /** DER SubjectPublicKeyInfo header for an uncompressed (65-byte) P-256 point. */
@@ -168,9 +168,4 @@ export function keyObjectToPrivateKeyHex(key: KeyObject): string {
   const jwk = key.export({ format: 'jwk' });
   if (jwk.crv !== 'P-256' || !jwk.d) throw new InvalidKeyError('not a P-256 private key');
   return pad32(Buffer.from(jwk.d, 'base64url')).toString('hex');
-}
-
-/** A fresh P-256 KeyObject pair (for server signing keys stored as PEM). */
-export function generateP256KeyObjects(): { privateKey: KeyObject; publicKey: KeyObject } {
-  return generateKeyPairSync('ec', { namedCurve: 'P-256' });
 }

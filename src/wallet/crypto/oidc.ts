@@ -62,7 +62,12 @@ function invalid(check: OidcCheck, reason: string): OidcFailure {
 /** Registration rules: shape, issuer, audience, subject, freshness. */
 export function checkOidcRegistrationToken(token: string, opts: OidcCheckOptions): CheckedOidcToken | OidcFailure {
   if (token === LEGACY_SANDBOX_OIDC_TOKEN) {
-    return { ok: false, code: 'OIDC_TOKEN_MALFORMED', check: 'legacy', reason: 'the legacy sandbox OIDC token is no longer accepted; send a JWT-shaped ID token' };
+    return {
+      ok: false,
+      code: 'OIDC_TOKEN_MALFORMED',
+      check: 'legacy',
+      reason: 'the legacy sandbox OIDC token is no longer accepted; send a JWT-shaped ID token',
+    };
   }
   if (typeof token !== 'string' || token.length > MAX_OIDC_TOKEN_LENGTH) {
     return { ok: false, code: 'OIDC_TOKEN_MALFORMED', check: 'format', reason: 'the OIDC token is not a JWT' };
@@ -72,11 +77,17 @@ export function checkOidcRegistrationToken(token: string, opts: OidcCheckOptions
     decodeProtectedHeader(token);
     claims = decodeJwt(token);
   } catch {
-    return { ok: false, code: 'OIDC_TOKEN_MALFORMED', check: 'format', reason: 'the OIDC token is not a JWT (three base64url segments with JSON header and claims)' };
+    return {
+      ok: false,
+      code: 'OIDC_TOKEN_MALFORMED',
+      check: 'format',
+      reason: 'the OIDC token is not a JWT (three base64url segments with JSON header and claims)',
+    };
   }
 
   const issuers = opts.issuers ?? SANDBOX_OIDC_ISSUERS;
-  if (typeof claims.iss !== 'string' || !issuers.includes(claims.iss)) return invalid('iss', `the token issuer is not supported (supported: ${issuers.join(', ')})`);
+  if (typeof claims.iss !== 'string' || !issuers.includes(claims.iss))
+    return invalid('iss', `the token issuer is not supported (supported: ${issuers.join(', ')})`);
 
   let aud: string | undefined;
   if (typeof claims.aud === 'string') aud = claims.aud;
@@ -111,6 +122,7 @@ export function checkOidcVerificationToken(
   }
   const nonce = checked.claims.nonce;
   if (typeof nonce !== 'string') return invalid('nonce', 'the token has no nonce');
-  if (nonce !== oidcNonceForClientPublicKey(opts.clientPublicKey)) return invalid('nonce', 'the token nonce is not the SHA-256 of clientPublicKey');
+  if (nonce !== oidcNonceForClientPublicKey(opts.clientPublicKey))
+    return invalid('nonce', 'the token nonce is not the SHA-256 of clientPublicKey');
   return checked;
 }

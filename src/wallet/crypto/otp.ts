@@ -38,7 +38,11 @@ export function createOtpEncryptionTargetBundle(
   const target = opts.targetKeyPair ?? generateP256KeyPair();
   // targetPublic must be uncompressed: clients feed these exact bytes into the KEM context and AAD.
   const bundle = createSignedBundle({ targetPublic: target.publicKeyUncompressedHex, ...opts.extraData }, signer);
-  return { otpEncryptionTargetBundle: bundle, targetPrivateKeyHex: target.privateKeyHex, targetPublicKeyHex: target.publicKeyUncompressedHex };
+  return {
+    otpEncryptionTargetBundle: bundle,
+    targetPrivateKeyHex: target.privateKeyHex,
+    targetPublicKeyHex: target.publicKeyUncompressedHex,
+  };
 }
 
 export type OtpBundleFailureCode =
@@ -77,7 +81,8 @@ const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 function unwrapEncryptedBundle(input: unknown): Record<string, unknown> | string {
   let value = input;
   for (let depth = 0; depth < 3 && typeof value === 'string'; depth++) {
-    if (value.length > MAX_ENCRYPTED_OTP_BUNDLE_LENGTH) return `the encrypted OTP bundle is longer than ${MAX_ENCRYPTED_OTP_BUNDLE_LENGTH} characters`;
+    if (value.length > MAX_ENCRYPTED_OTP_BUNDLE_LENGTH)
+      return `the encrypted OTP bundle is longer than ${MAX_ENCRYPTED_OTP_BUNDLE_LENGTH} characters`;
     try {
       value = JSON.parse(value);
     } catch {
@@ -109,7 +114,12 @@ export function openEncryptedOtpBundle(encryptedOtpBundle: unknown, targetPrivat
   try {
     plaintext = hpkeOpen(targetPrivateKeyHex, encappedPublic, Buffer.from(ciphertext, 'hex'));
   } catch (err) {
-    if (err instanceof HpkeOpenError) return { ok: false, code: 'OTP_BUNDLE_INVALID', reason: 'the encrypted OTP bundle does not decrypt (tampered, or built for another challenge)' };
+    if (err instanceof HpkeOpenError)
+      return {
+        ok: false,
+        code: 'OTP_BUNDLE_INVALID',
+        reason: 'the encrypted OTP bundle does not decrypt (tampered, or built for another challenge)',
+      };
     throw err;
   }
 
@@ -119,7 +129,8 @@ export function openEncryptedOtpBundle(encryptedOtpBundle: unknown, targetPrivat
   } catch {
     return malformed('the decrypted OTP bundle is not JSON');
   }
-  if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return malformed('the decrypted OTP bundle is not a JSON object');
+  if (typeof inner !== 'object' || inner === null || Array.isArray(inner))
+    return malformed('the decrypted OTP bundle is not a JSON object');
   const { otp_code: otpCode, public_key: publicKey } = inner as Record<string, unknown>;
   if (typeof otpCode !== 'string' || otpCode.length === 0 || otpCode.length > MAX_OTP_CODE_LENGTH) {
     return malformed('the decrypted OTP bundle has no "otp_code" string');

@@ -52,7 +52,9 @@ export interface RegisteredPasskey {
 }
 
 /** The stored values an assertion is checked against. */
-export type StoredPasskey = Pick<RegisteredPasskey, 'credentialId' | 'publicKey' | 'counter' | 'origin' | 'rpId'> & { transports?: string[] };
+export type StoredPasskey = Pick<RegisteredPasskey, 'credentialId' | 'publicKey' | 'counter' | 'origin' | 'rpId'> & {
+  transports?: string[];
+};
 
 /** Which check failed. */
 export type PasskeyCheck =
@@ -159,7 +161,10 @@ function classify(err: unknown): PasskeyFailure {
   // Anchored on simplewebauthn's fixed message prefixes: the rest of a message echoes client values.
   const rules: [RegExp, PasskeyCheck][] = [
     [/^(Custom challenge verifier|Unexpected (registration|authentication) response challenge)/, 'challenge'],
-    [/^(Unexpected (registration|authentication) response origin|Unexpected (cross-origin authentication response )?top origin|Detected cross-origin)/, 'origin'],
+    [
+      /^(Unexpected (registration|authentication) response origin|Unexpected (cross-origin authentication response )?top origin|Detected cross-origin)/,
+      'origin',
+    ],
     [/^Unexpected RP ID hash/, 'rpId'],
     [/^User (not present|presence)/, 'userPresence'],
     [/^User verification/, 'userVerification'],
@@ -238,7 +243,8 @@ export async function verifyPasskeyRegistration(input: {
   }
   if (!result.verified) return fail('PASSKEY_INVALID', 'attestation', 'the attestation statement does not verify');
   const info = result.registrationInfo;
-  if (info.credential.id !== id) return fail('PASSKEY_INVALID', 'credential', 'attestation.credentialId differs from the credential id in the authenticator data');
+  if (info.credential.id !== id)
+    return fail('PASSKEY_INVALID', 'credential', 'attestation.credentialId differs from the credential id in the authenticator data');
   if (info.rpID === undefined) return fail('PASSKEY_INVALID', 'rpId', 'the RP ID could not be matched');
   return {
     ok: true,
@@ -270,7 +276,8 @@ export async function verifyPasskeyAssertion(input: {
   for (const field of ['credentialId', 'clientDataJson', 'authenticatorData', 'signature'] as const) {
     if (!isBase64url(assertion[field])) return fail('PASSKEY_MALFORMED', 'format', `assertion.${field} is not base64url`);
   }
-  if (assertion.userHandle != null && !isBase64url(assertion.userHandle)) return fail('PASSKEY_MALFORMED', 'format', 'assertion.userHandle is not base64url');
+  if (assertion.userHandle != null && !isBase64url(assertion.userHandle))
+    return fail('PASSKEY_MALFORMED', 'format', 'assertion.userHandle is not base64url');
   if (!sameCredentialId(assertion.credentialId, passkey.credentialId)) {
     return fail('PASSKEY_INVALID', 'credential', 'assertion.credentialId is not the registered credential');
   }

@@ -68,7 +68,8 @@ export function parseWalletStamp(header: string): ParsedStamp | StampFailure {
   } catch {
     return malformed('the wallet signature does not decode to JSON');
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return malformed('the wallet signature does not decode to a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return malformed('the wallet signature does not decode to a JSON object');
   const { publicKey, scheme, signature } = json as Record<string, unknown>;
   if (typeof publicKey !== 'string') return malformed('the wallet signature has no string "publicKey"');
   if (typeof scheme !== 'string') return malformed('the wallet signature has no string "scheme"');
@@ -99,13 +100,20 @@ export function verifyWalletStamp(header: string, payloadToSign: string): StampV
   const parsed = parseWalletStamp(header);
   if (!parsed.ok) return parsed;
   const ok = verify('sha256', Buffer.from(payloadToSign, 'utf8'), publicKeyObject(parsed.publicKey), parsed.signature);
-  if (!ok) return { ok: false, code: 'WALLET_SIGNATURE_INVALID', reason: 'the wallet signature does not verify over the payload with its public key' };
+  if (!ok)
+    return {
+      ok: false,
+      code: 'WALLET_SIGNATURE_INVALID',
+      reason: 'the wallet signature does not verify over the payload with its public key',
+    };
   return { ok: true, publicKey: parsed.publicKey, stamp: parsed.stamp };
 }
 
 /** The header value of a stamp object: base64url of its JSON, unpadded (what ApiKeyStamper emits). */
 export function encodeWalletStamp(stamp: WalletStamp): string {
-  return Buffer.from(JSON.stringify({ publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature }), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify({ publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature }), 'utf8').toString(
+    'base64url',
+  );
 }
 
 /**

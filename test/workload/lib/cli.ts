@@ -15,6 +15,7 @@
  * Process loss, e.g.: `npm run test:workload -- --seed 6000 --steps 300 --processes 3 --crashes 5
  *  --store postgres --database-url postgres://postgres@127.0.0.1:5432/corridor_pl`
  */
+import { startLoopWatchdog } from '../../helpers/loop-watchdog.ts';
 import { parseArgs } from 'node:util';
 import { killChildren } from '../../helpers/child.ts';
 import { Workload, WorkloadFailure } from './driver.ts';
@@ -58,7 +59,9 @@ if (processes < 1) {
   process.exit(2);
 }
 if (processes > 1 && store !== 'postgres') {
-  console.error(`--processes ${processes} needs --store postgres: the SQLite store is single-process (README, "Scaling out on PostgreSQL")`);
+  console.error(
+    `--processes ${processes} needs --store postgres: the SQLite store is single-process (README, "Scaling out on PostgreSQL")`,
+  );
   process.exit(2);
 }
 const databaseUrl = values['database-url'] ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -69,12 +72,17 @@ if (store === 'postgres' && !databaseUrl) {
 const mode = processes > 1 ? 'cluster' : crashes > 0 ? 'child' : 'in-process';
 
 let failed = 0;
+// In-process, the server shares this event loop: watch it (no step may block it over 200 ms).
+const watchdog = mode === 'in-process' ? startLoopWatchdog() : undefined;
 for (let seed = first; seed < first + seeds; seed++) {
   const target = await startTarget({ store, databaseUrl, mode, processes });
-  const w = new Workload({ seed, steps, target, crashes, log: values.quiet ? undefined : (l) => console.error(l) });
+  const w = new Workload({ seed, steps, target, crashes, watchdog, log: values.quiet ? undefined : (l) => console.error(l) });
   try {
     const r = await w.run();
-    const ops = Object.entries(r.ops).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(' ');
+    const ops = Object.entries(r.ops)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     console.log(
       `seed ${seed} (${store}${processes > 1 ? `, ${processes} processes` : ''}${crashes > 0 ? `, ${crashes} crashes` : ''}): ${steps} steps OK in ${(r.durationMs / 1000).toFixed(1)} s — ` +
         `${r.transactions} transactions, ${r.webhookEvents} webhook events delivered; ${ops}`,

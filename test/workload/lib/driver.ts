@@ -16,7 +16,8 @@
  * which must take over what the dead one left (its requests, its jobs' row locks, its webhook
  * attempts' leases), and only then restarts it. See `crashStep`.
  */
-import { LEASE_MS } from '../../../src/webhooks/deliverer.ts';
+import { describeBlocks, type LoopWatchdog } from '../../helpers/loop-watchdog.ts';
+import { LEASE_MS } from '../../../src/webhook-delivery/deliverer.ts';
 import type { Store } from '../../../src/store/db.ts';
 import { Api, type Res, type Wire } from './http.ts';
 import { AuditError, Model, type MTx, type MQuote, type Timer } from './model.ts';
@@ -59,6 +60,11 @@ export interface WorkloadOptions {
   crashes?: number;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /**
+   * In-process targets: the event-loop watchdog. A step whose requests blocked the loop for more
+   * than 200 ms fails the run like a wrong answer (the auditor's own work is not counted).
+   */
+  watchdog?: LoopWatchdog;
 }
 
 export interface WorkloadResult {
@@ -124,7 +130,6 @@ export interface ProcessLoss {
   served: number[];
 }
 
-
 /** A cluster's process killed and not yet restarted. */
 interface Down {
   victim: ProcessRef;
@@ -184,7 +189,18 @@ export class Workload {
     this.rng = new Rng(o.seed);
     // Separate from `rng`: a cluster run sends the same operations as a child run of the same seed.
     this.lossRng = new Rng(o.seed ^ 0x27d4eb2f);
-    this.loss = { processes: o.target.processes, victims: [], survivorSteps: 0, restarts: 0, cutOffAtVictim: 0, answeredBySurvivors: 0, orphanedAttempts: 0, takenOver: 0, maxTakeoverMs: 0, served: [] };
+    this.loss = {
+      processes: o.target.processes,
+      victims: [],
+      survivorSteps: 0,
+      restarts: 0,
+      cutOffAtVictim: 0,
+      answeredBySurvivors: 0,
+      orphanedAttempts: 0,
+      takenOver: 0,
+      maxTakeoverMs: 0,
+      served: [],
+    };
     const base = () => o.target.baseUrl();
     this.admin = new Api(() => o.target.origin(), { bearer: WORKLOAD_ADMIN_TOKEN });
     this.anon = new Api(base);
@@ -226,7 +242,9 @@ export class Workload {
   /** In-process: a server timestamp must be exactly the model's now. */
   checkStamp(label: string, serverIso: unknown): void {
     if (this.deterministic && serverIso !== new Date(this.frozenNowMs).toISOString()) {
-      throw new AuditError(`${label}: timestamp ${String(serverIso)}, expected the platform's now ${new Date(this.frozenNowMs).toISOString()}`);
+      throw new AuditError(
+        `${label}: timestamp ${String(serverIso)}, expected the platform's now ${new Date(this.frozenNowMs).toISOString()}`,
+      );
     }
   }
 
@@ -287,7 +305,9 @@ export class Workload {
     const created = await this.admin.post('/_admin/platforms', { name: `Workload ${this.o.seed}` });
     expectStatus(created, 201, 'create platform');
     this.platformId = created.body.platform.id;
-    this.api = new Api(() => this.target.baseUrl(), { basic: { id: created.body.token.clientId, secret: created.body.token.clientSecret } });
+    this.api = new Api(() => this.target.baseUrl(), {
+      basic: { id: created.body.token.clientId, secret: created.body.token.clientSecret },
+    });
     const key = await this.api.get('/webhooks/signing-key');
     expectStatus(key, 200, 'signing key');
     this.receiver.publicKey = key.body.publicKey;
@@ -299,7 +319,14 @@ export class Workload {
     this.frozenNowMs = Date.parse(clock.body.now);
     const accounts = await this.listAll(this.api, '/platform/internal-accounts');
     for (const a of accounts) {
-      this.model.accounts.set(a.id, { id: a.id, currency: a.balance.currency.code, type: a.type, customerId: null, available: 0, pending: 0 });
+      this.model.accounts.set(a.id, {
+        id: a.id,
+        currency: a.balance.currency.code,
+        type: a.type,
+        customerId: null,
+        available: 0,
+        pending: 0,
+      });
     }
     this.record(`setup: platform ${this.platformId}, ${accounts.length} platform accounts, webhook receiver configured`);
     await this.ops.initial();
@@ -313,6 +340,7 @@ export class Workload {
     const started = Date.now();
     const crashSteps = this.crashSchedule();
     try {
+      this.o.watchdog?.note('harness: setup');
       await this.setup();
       for (this.step = 1; this.step <= this.o.steps; this.step++) {
         const crash = crashSteps.has(this.step);
@@ -322,10 +350,14 @@ export class Workload {
         if (crash && this.comeback) await this.comeback;
         this.throwIfComebackFailed();
         const onSurvivors = this.down !== undefined;
+        this.o.watchdog?.note(`workload seed ${this.o.seed} step ${this.step}`);
         if (crash) await this.crashStep();
         else await this.ops.randomStep();
         if (onSurvivors) this.loss.survivorSteps += 1;
         await this.settle();
+        this.o.watchdog?.note('harness: audit');
+        const blocks = ((await this.o.watchdog?.take(0)) ?? []).filter((b) => !b.during.startsWith('harness:'));
+        if (blocks.length > 0) throw new Error(describeBlocks(blocks).join('\n'));
         const restarted = this.restarted;
         this.restarted = false;
         // After a restart, everything: no movement lost or doubled, no transaction unknown to the model.
@@ -341,7 +373,8 @@ export class Workload {
       await this.ops.advance(2 * 3600);
       await this.settle();
       await this.checkAll(true);
-      if (this.model.timers.some((t) => this.model.effective(t))) throw new AuditError(`delayed outcomes left after the final advance: ${JSON.stringify(this.model.timers)}`);
+      if (this.model.timers.some((t) => this.model.effective(t)))
+        throw new AuditError(`delayed outcomes left after the final advance: ${JSON.stringify(this.model.timers)}`);
       const webhookEvents = await this.checkWebhooks();
       if (this.comeback) {
         await this.comeback;
@@ -365,7 +398,16 @@ export class Workload {
     } catch (err) {
       // Replaying needs the same steps when kill points are spread over them, or the final checks ran.
       const replaySteps = (this.o.crashes ?? 0) > 0 ? this.o.steps : Math.min(this.step, this.o.steps);
-      throw new WorkloadFailure(this.o.seed, this.step, replaySteps, this.o.crashes ?? 0, err, this.history, this.target.diagnostics(), this.target.processes);
+      throw new WorkloadFailure(
+        this.o.seed,
+        this.step,
+        replaySteps,
+        this.o.crashes ?? 0,
+        err,
+        this.history,
+        this.target.diagnostics(),
+        this.target.processes,
+      );
     } finally {
       // A comeback still under way (the run failed meanwhile) ends first: no process is left starting.
       this.finished = true;
@@ -448,7 +490,9 @@ export class Workload {
       }
       if (!must) return undefined;
       if (Date.now() > deadline) {
-        throw new AuditError(`${t.kind} of ${txId} was due at ${new Date(t.dueAt).toISOString()} (now ${new Date(this.now()).toISOString()}) but the transaction is still ${res.body.status}`);
+        throw new AuditError(
+          `${t.kind} of ${txId} was due at ${new Date(t.dueAt).toISOString()} (now ${new Date(this.now()).toISOString()}) but the transaction is still ${res.body.status}`,
+        );
       }
       await sleep(20);
     }
@@ -507,7 +551,10 @@ export class Workload {
   }
 
   async checkBalances(): Promise<void> {
-    const lists = await Promise.all([this.listAll(this.api, '/platform/internal-accounts'), this.listAll(this.api, '/customers/internal-accounts')]);
+    const lists = await Promise.all([
+      this.listAll(this.api, '/platform/internal-accounts'),
+      this.listAll(this.api, '/customers/internal-accounts'),
+    ]);
     const listed = lists.flat();
     const seen = new Set<string>();
     const wrong: string[] = [];
@@ -519,7 +566,9 @@ export class Workload {
         continue;
       }
       if (a.balance.amount !== m.available || a.totalBalance.amount !== m.available + m.pending) {
-        wrong.push(`${a.id} (${m.currency} ${m.type}): balance ${a.balance.amount} / total ${a.totalBalance.amount}, model ${m.available} / ${m.available + m.pending}`);
+        wrong.push(
+          `${a.id} (${m.currency} ${m.type}): balance ${a.balance.amount} / total ${a.totalBalance.amount}, model ${m.available} / ${m.available + m.pending}`,
+        );
       }
     }
     for (const id of this.model.accounts.keys()) if (!seen.has(id)) wrong.push(`${id}: missing from the lists`);
@@ -536,7 +585,8 @@ export class Workload {
         if (!m) throw new AuditError(`the server has a transaction the model does not know: ${JSON.stringify(w)}`);
         checkTx(w, m);
       }
-      for (const id of this.model.txs.keys()) if (!seen.has(id)) throw new AuditError(`transaction ${id} is missing from GET /transactions`);
+      for (const id of this.model.txs.keys())
+        if (!seen.has(id)) throw new AuditError(`transaction ${id} is missing from GET /transactions`);
       for (const q of this.model.quotes.values()) if (q.status === 'PENDING' || q.status === 'PROCESSING') this.touched.quotes.add(q.id);
       for (const a of this.model.actions.values()) this.touched.actions.add(a.id);
     } else {
@@ -703,12 +753,22 @@ export class Workload {
       const at = sentTo[r.i]!;
       if ('res' in r) {
         if (at.slot !== victim.slot) this.loss.answeredBySurvivors += 1;
-        await this.applyResponse(r.p, r.res, at.slot === victim.slot ? ` (answered by process ${at.slot} before it was killed)` : ` (answered by surviving process ${at.slot})`);
+        await this.applyResponse(
+          r.p,
+          r.res,
+          at.slot === victim.slot
+            ? ` (answered by process ${at.slot} before it was killed)`
+            : ` (answered by surviving process ${at.slot})`,
+        );
       } else if (at.slot !== victim.slot) {
-        throw new AuditError(`"${r.p.label}" sent to surviving process ${at.slot} got no answer when process ${victim.slot} was killed: ${String(r.err)}`);
+        throw new AuditError(
+          `"${r.p.label}" sent to surviving process ${at.slot} got no answer when process ${victim.slot} was killed: ${String(r.err)}`,
+        );
       } else cut.push(r.p);
     }
-    this.record(`process ${victim.slot} killed: ${cut.length} of its requests cut off, sending them again with their keys to the survivors`);
+    this.record(
+      `process ${victim.slot} killed: ${cut.length} of its requests cut off, sending them again with their keys to the survivors`,
+    );
     for (const p of cut) {
       this.loss.cutOffAtVictim += 1;
       await this.resend(p, ' (by a survivor)');
@@ -741,7 +801,11 @@ export class Workload {
    * else with requests in flight, else any — and returns it with the deliveries it had in flight
    * (their leases are orphaned: no one may take them before they run out).
    */
-  private async killOne(inFlightAt: Set<number>, only?: ProcessRef, heldNow?: HeldDelivery[]): Promise<{ victim: ProcessRef; orphans: Down['orphans'] }> {
+  private async killOne(
+    inFlightAt: Set<number>,
+    only?: ProcessRef,
+    heldNow?: HeldDelivery[],
+  ): Promise<{ victim: ProcessRef; orphans: Down['orphans'] }> {
     const live = this.target.live();
     const held = heldNow ?? this.heldDeliveries();
     const holders = new Set(held.flatMap((h) => (h.from ? [h.from.slot] : [])));
@@ -750,7 +814,9 @@ export class Workload {
     const sending = live.filter((p) => inFlightAt.has(p.slot));
     const pool = only ? [only] : [both, holding, sending, live].find((l) => l.length > 0)!;
     const victim = this.lossRng.pick(pool);
-    const orphans = held.filter((h) => h.from?.slot === victim.slot).map((h) => ({ id: h.id, type: h.type, seen: this.receiver.deliveries.get(h.id) ?? 0 }));
+    const orphans = held
+      .filter((h) => h.from?.slot === victim.slot)
+      .map((h) => ({ id: h.id, type: h.type, seen: this.receiver.deliveries.get(h.id) ?? 0 }));
     await this.target.kill(victim.slot);
     this.loss.victims.push(victim.slot);
     this.loss.orphanedAttempts += orphans.length;
@@ -799,7 +865,11 @@ export class Workload {
         const rows = await this.store.db
           .selectFrom('outbox_events')
           .select(['id', 'type', 'status', 'attempts', 'next_attempt_ms'])
-          .where('id', 'in', waiting.map((o) => o.id))
+          .where(
+            'id',
+            'in',
+            waiting.map((o) => o.id),
+          )
           .execute();
         throw new AuditError(
           `the survivors did not send again ${waiting.length} webhook deliveries process ${d.victim.slot} had in flight when it was killed ` +
@@ -815,13 +885,17 @@ export class Workload {
     }
     this.record(
       `restarting process ${d.victim.slot} (killed at step ${d.step})` +
-        (d.orphans.length > 0 ? `: the survivors sent again its ${d.orphans.length} webhook attempts in flight, ${(waitedMs / 1000).toFixed(1)} s after the kill` : ''),
+        (d.orphans.length > 0
+          ? `: the survivors sent again its ${d.orphans.length} webhook attempts in flight, ${(waitedMs / 1000).toFixed(1)} s after the kill`
+          : ''),
     );
     await this.target.restart();
     this.loss.restarts += 1;
     this.down = undefined;
     this.restarted = true;
-    this.record(`process ${d.victim.slot} is back (${((Date.now() - d.killedAt) / 1000).toFixed(1)} s after the kill) and rejoins the balancer`);
+    this.record(
+      `process ${d.victim.slot} is back (${((Date.now() - d.killedAt) / 1000).toFixed(1)} s after the kill) and rejoins the balancer`,
+    );
   }
 
   private async crashDuringAdvance(delayMs: number): Promise<void> {
@@ -856,7 +930,8 @@ export class Workload {
     const clock = victim ? await this.stableClock() : await this.api.get('/sandbox/clock');
     expectStatus(clock, 200, 'GET /sandbox/clock');
     const advanced = clock.body.offsetMs === before + seconds * 1000;
-    if (!advanced && clock.body.offsetMs !== before) throw new AuditError(`clock offset ${clock.body.offsetMs} after the crash: neither ${before} nor ${before + seconds * 1000}`);
+    if (!advanced && clock.body.offsetMs !== before)
+      throw new AuditError(`clock offset ${clock.body.offsetMs} after the crash: neither ${before} nor ${before + seconds * 1000}`);
     if ('res' in r) {
       expectStatus(r.res, 200, 'clock advance');
       if (!advanced) throw new AuditError('a clock advance answered 200 but its offset was lost in the crash');
@@ -867,7 +942,9 @@ export class Workload {
     // settle() insists on every outcome now past due.
     this.offsetMs = clock.body.offsetMs;
     if (victim) {
-      this.record(`process ${victim.slot} killed: the advance ${advanced ? 'committed' : 'did not commit'} (${'res' in r ? 'answered' : 'cut off'})`);
+      this.record(
+        `process ${victim.slot} killed: the advance ${advanced ? 'committed' : 'did not commit'} (${'res' in r ? 'answered' : 'cut off'})`,
+      );
       this.goOnWithout(victim, orphans);
     } else {
       this.record(`restart: the advance ${advanced ? 'committed' : 'did not commit'} (${'res' in r ? 'answered' : 'cut off'})`);
@@ -898,7 +975,8 @@ export class Workload {
     const counts = new Map<string, number>();
     for (const r of rows) {
       if (/^(OUTGOING|INCOMING)_PAYMENT\./.test(r.type)) {
-        if (!this.model.txs.has(r.resource_id)) throw new AuditError(`a payment event for a transaction the model does not know: ${r.type} ${r.resource_id}`);
+        if (!this.model.txs.has(r.resource_id))
+          throw new AuditError(`a payment event for a transaction the model does not know: ${r.type} ${r.resource_id}`);
         payments.set(r.resource_id, [...(payments.get(r.resource_id) ?? []), r.type]);
       } else if (r.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' || r.type === 'AGENT_ACTION.PENDING_APPROVAL') {
         counts.set(`${r.type} ${r.resource_id}`, (counts.get(`${r.type} ${r.resource_id}`) ?? 0) + 1);
@@ -929,7 +1007,12 @@ export class Workload {
     this.store ??= this.target.openStore();
     const store = this.store;
     const outbox = async () =>
-      store.db.selectFrom('outbox_events').select(['id', 'type', 'status', 'resource_id']).where('platform_id', '=', this.platformId).orderBy('id').execute();
+      store.db
+        .selectFrom('outbox_events')
+        .select(['id', 'type', 'status', 'resource_id'])
+        .where('platform_id', '=', this.platformId)
+        .orderBy('id')
+        .execute();
     // A delivery the crash cut off is retried once its lease (20 s) ends; allow for that (a
     // cluster's last kill may come a few steps before the end, with a process's attempts in flight).
     const cluster = this.target.mode === 'cluster';
@@ -943,8 +1026,11 @@ export class Workload {
         const ids = new Set(rows.map((r) => r.id));
         const stray = [...this.receiver.acked.keys()].filter((id) => !ids.has(id));
         if (stray.length > 0) throw new AuditError(`the receiver got events the store does not hold: ${stray.slice(0, 5).join(', ')}`);
-        for (const r of rows) if (this.receiver.acked.get(r.id) !== r.type) throw new AuditError(`event ${r.id}: delivered as ${this.receiver.acked.get(r.id)}, stored as ${r.type}`);
-        if (this.receiver.badSignatures.length > 0) throw new AuditError(`webhooks with bad signatures: ${this.receiver.badSignatures.slice(0, 3).join('; ')}`);
+        for (const r of rows)
+          if (this.receiver.acked.get(r.id) !== r.type)
+            throw new AuditError(`event ${r.id}: delivered as ${this.receiver.acked.get(r.id)}, stored as ${r.type}`);
+        if (this.receiver.badSignatures.length > 0)
+          throw new AuditError(`webhooks with bad signatures: ${this.receiver.badSignatures.slice(0, 3).join('; ')}`);
         this.checkEvents(rows);
         return rows.length;
       }
@@ -964,8 +1050,14 @@ export class Workload {
    */
   async checkJobs(): Promise<void> {
     this.store ??= this.target.openStore();
-    const rows = await this.store.db.selectFrom('jobs').select(['id', 'kind', 'status', 'attempts', 'last_error']).where('platform_id', '=', this.platformId).execute();
-    const wrong = rows.filter((j) => j.last_error !== null || (j.status === 'DONE' ? j.attempts !== 1 : j.status !== 'PENDING' || j.attempts !== 0));
+    const rows = await this.store.db
+      .selectFrom('jobs')
+      .select(['id', 'kind', 'status', 'attempts', 'last_error'])
+      .where('platform_id', '=', this.platformId)
+      .execute();
+    const wrong = rows.filter(
+      (j) => j.last_error !== null || (j.status === 'DONE' ? j.attempts !== 1 : j.status !== 'PENDING' || j.attempts !== 0),
+    );
     if (wrong.length > 0) throw new AuditError(`jobs not run exactly once: ${JSON.stringify(wrong.slice(0, 10))}`);
     if (rows.filter((j) => j.status === 'DONE').length === 0) throw new AuditError('no job ran');
   }

@@ -51,7 +51,10 @@ export function accountInfo(kind: ExternalKind, serial: number, suffix: string):
         beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Hans Muller', countryOfResidence: 'DE' },
       };
     case 'USDB':
-      return { accountType: 'LAYER2_WALLET', address: `spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6d${String(serial).padStart(4, '0')}${suffix}` };
+      return {
+        accountType: 'LAYER2_WALLET',
+        address: `spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6d${String(serial).padStart(4, '0')}${suffix}`,
+      };
   }
 }
 
@@ -75,7 +78,14 @@ export function platformConfig(webhookEndpoint: string): Record<string, unknown>
       requiredCounterpartyFields: [],
       enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
     })),
-    feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: USD_FEE.bps, fixedFee: { amount: USD_FEE.fixed, currency: 'USD' } }],
+    feeConfigs: [
+      {
+        feeType: 'CROSS_CURRENCY_TRANSACTION',
+        sourceCurrency: 'USD',
+        variableFeeBps: USD_FEE.bps,
+        fixedFee: { amount: USD_FEE.fixed, currency: 'USD' },
+      },
+    ],
     webhookEndpoint,
   };
 }

@@ -8,6 +8,7 @@ import { basicHeader, type Creds, type Res } from '../../helpers/http.ts';
 export type { Creds, Res };
 
 /** A response body. `any` (like Res.body): the auditor reads fields one by one, and its checks are the type check. */
+// biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (arbitrary JSON read field by field)
 export type Wire = any;
 
 export interface Send {

@@ -20,7 +20,6 @@ export type Scenario =
   /** Completes at once, then the receiving bank returns it after `returnAfterMs`. */
   | { kind: 'RETURNED'; returnAfterMs: number };
 
-
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
 export const QUOTE_TTL_MS = 5 * MINUTE;
@@ -54,7 +53,13 @@ export function transferScenario(suffix: string, incoming: boolean): Scenario {
 
 /** Quote execution to an external account, by the destination's identifier suffix. */
 export function quoteScenario(suffix: string): Scenario {
-  const fail = (reason: string, refund: 'COMPLETED' | 'FAILED', refundReason = 'TRANSACTION_FAILED'): Scenario => ({ kind: 'FAIL', delayMs: 0, reason, refund, refundReason });
+  const fail = (reason: string, refund: 'COMPLETED' | 'FAILED', refundReason = 'TRANSACTION_FAILED'): Scenario => ({
+    kind: 'FAIL',
+    delayMs: 0,
+    reason,
+    refund,
+    refundReason,
+  });
   switch (suffix) {
     case '002':
       return fail('QUOTE_EXECUTION_FAILED', 'COMPLETED');
@@ -79,7 +84,10 @@ export const UMA_PARTIES: Record<string, { currency: string; scenario: Scenario 
   '$success.eur': { currency: 'EUR', scenario: ok },
   '$success.mxn': { currency: 'MXN', scenario: ok },
   '$pending.long.usd': { currency: 'USD', scenario: { kind: 'SUCCESS', delayMs: 60 * MINUTE } },
-  '$fail.compliance.usd': { currency: 'USD', scenario: { kind: 'FAIL', delayMs: 0, reason: 'COMPLIANCE_REJECTED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' } },
+  '$fail.compliance.usd': {
+    currency: 'USD',
+    scenario: { kind: 'FAIL', delayMs: 0, reason: 'COMPLIANCE_REJECTED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' },
+  },
 };
 
 // ---- pricing (docs/decisions.md, "Exchange rates" and "Quote amounts")
@@ -356,7 +364,11 @@ export class Model {
     }
     this.entry([t.account, 0, t.amount]);
     t.incomingHeld = true;
-    this.schedule(s.kind === 'FAIL' ? 'FAIL' : 'SETTLE', t.id, at + (s.kind === 'FAIL' ? (s.delayMs as number) : s.kind === 'SUCCESS' ? s.delayMs : 0));
+    this.schedule(
+      s.kind === 'FAIL' ? 'FAIL' : 'SETTLE',
+      t.id,
+      at + (s.kind === 'FAIL' ? (s.delayMs as number) : s.kind === 'SUCCESS' ? s.delayMs : 0),
+    );
   }
 
   /** Statuses an outcome may still apply in: a quote payment is in flight only once executed. */

@@ -53,9 +53,32 @@ type Destination = { kind: 'external'; ext: MExternal } | { kind: 'uma'; name: s
 
 type Expect = { status: number; code?: string };
 
-const TRANSFER_SUFFIXES: [string, number][] = [['001', 4], ['002', 1], ['003', 1], ['004', 1], ['005', 2], ['009', 1]];
-const QUOTE_SUFFIXES: [string, number][] = [['001', 3], ['002', 1], ['003', 1.5], ['004', 1], ['005', 1.5], ['006', 1], ['007', 1], ['010', 1]];
-const UMA_NAMES: [string, number][] = [['$success.usd', 3], ['$success.eur', 2], ['$success.mxn', 2], ['$pending.long.usd', 1], ['$fail.compliance.usd', 1.5], ['$nobody.usd', 1]];
+const TRANSFER_SUFFIXES: [string, number][] = [
+  ['001', 4],
+  ['002', 1],
+  ['003', 1],
+  ['004', 1],
+  ['005', 2],
+  ['009', 1],
+];
+const QUOTE_SUFFIXES: [string, number][] = [
+  ['001', 3],
+  ['002', 1],
+  ['003', 1.5],
+  ['004', 1],
+  ['005', 1.5],
+  ['006', 1],
+  ['007', 1],
+  ['010', 1],
+];
+const UMA_NAMES: [string, number][] = [
+  ['$success.usd', 3],
+  ['$success.eur', 2],
+  ['$success.mxn', 2],
+  ['$pending.long.usd', 1],
+  ['$fail.compliance.usd', 1.5],
+  ['$nobody.usd', 1],
+];
 
 export class Ops {
   readonly customers: Customer[] = [];
@@ -92,7 +115,11 @@ export class Ops {
     const agents = [...this.m.agents.values()];
     const pendingActions = [...this.m.actions.values()].filter((a) => a.status === 'PENDING_APPROVAL');
     const ops: [() => Promise<void>, number, string][] = [
-      [() => this.createCustomer(this.rng.chance(0.35)), this.customers.length < 3 ? 4 : this.customers.length < MAX_CUSTOMERS ? 1.5 : 0, 'createCustomer'],
+      [
+        () => this.createCustomer(this.rng.chance(0.35)),
+        this.customers.length < 3 ? 4 : this.customers.length < MAX_CUSTOMERS ? 1.5 : 0,
+        'createCustomer',
+      ],
       [() => this.fund(), 8, 'fund'],
       [() => this.transferOut(), 10, 'transferOut'],
       [() => this.transferIn(), 6, 'transferIn'],
@@ -136,7 +163,9 @@ export class Ops {
       if (t.dueAt > soon || t.kind === 'EXPIRE' || !this.m.effective(t)) return false;
       const tx = this.m.txs.get(t.ref);
       if (!tx) return false;
-      return tx.account === accountId || tx.receiver === accountId || (tx.fees > 0 && this.m.platformAccount(tx.currency)?.id === accountId);
+      return (
+        tx.account === accountId || tx.receiver === accountId || (tx.fees > 0 && this.m.platformAccount(tx.currency)?.id === accountId)
+      );
     });
   }
 
@@ -174,7 +203,9 @@ export class Ops {
     this.serial += 1;
     const body = { ...(owner ? { customerId: owner } : {}), currency, accountInfo: accountInfo(kind, this.serial, suffix) };
     const res = await this.w.api.post(owner ? '/customers/external-accounts' : '/platform/external-accounts', body);
-    this.w.record(`create ${kind} external account …${suffix} for ${owner ?? 'the platform'} → ${res.status} ${res.body?.id ?? res.body?.code}`);
+    this.w.record(
+      `create ${kind} external account …${suffix} for ${owner ?? 'the platform'} → ${res.status} ${res.body?.id ?? res.body?.code}`,
+    );
     expectStatus(res, 201, 'create external account');
     const ext: MExternal = { id: res.body.id, currency, suffix, customerId: owner, accountType: res.body.accountInfo.accountType };
     this.m.externals.push(ext);
@@ -222,7 +253,8 @@ export class Ops {
       if (a.type === 'EMBEDDED_WALLET') c.wallet = { accountId: a.id, credentialId: null, challenges: 0, session: null };
       else c.accounts.set(currency, a.id);
     }
-    for (const cur of ['USD', 'EUR']) if (!c.accounts.has(cur)) throw new AuditError(`customer ${id} has no ${cur} account: ${JSON.stringify(listed)}`);
+    for (const cur of ['USD', 'EUR'])
+      if (!c.accounts.has(cur)) throw new AuditError(`customer ${id} has no ${cur} account: ${JSON.stringify(listed)}`);
     if (withWallet && !c.wallet) throw new AuditError(`customer ${id} with USDB has no EMBEDDED_WALLET account`);
     this.customers.push(c);
   }
@@ -380,7 +412,9 @@ export class Ops {
       }
     }
     // One line whatever the order of the answers, so a seed's history stays the same.
-    this.w.record(`race: ${k} concurrent transfer-outs of ${amount} from ${a.currency} ${a.id} (balance ${a.available + won * amount}) → ${won} × 201, ${k - won} × 400`);
+    this.w.record(
+      `race: ${k} concurrent transfer-outs of ${amount} from ${a.currency} ${a.id} (balance ${a.available + won * amount}) → ${won} × 201, ${k - won} × 400`,
+    );
     eq(`transfer-outs that went through out of ${k} racing for ${a.id}`, won, expected);
     this.w.features.add(`race ${won < k ? 'with losers' : 'all covered'}`);
   }
@@ -439,19 +473,33 @@ export class Ops {
       const terms = a.currency !== destCur && a.currency === 'USD' ? USD_FEE : undefined;
       priced = priceQuote(side, amount, rate, terms);
       const bounds = CURRENCY_BOUNDS[a.currency]!;
-      if (priced.receiving <= 0 || priced.total < bounds.min || priced.total > bounds.max) expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
+      if (priced.receiving <= 0 || priced.total < bounds.min || priced.total > bounds.max)
+        expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
       else if (immediate && !realtime && priced.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
       else expect = { status: 201 };
     }
     const destination =
-      d.kind === 'uma' ? { destinationType: 'UMA_ADDRESS', umaAddress: `${d.name}@${UMA_DOMAIN}` } : { destinationType: 'ACCOUNT', accountId: d.kind === 'external' ? d.ext.id : d.account.id };
+      d.kind === 'uma'
+        ? { destinationType: 'UMA_ADDRESS', umaAddress: `${d.name}@${UMA_DOMAIN}` }
+        : { destinationType: 'ACCOUNT', accountId: d.kind === 'external' ? d.ext.id : d.account.id };
     const source = realtime
       ? { sourceType: 'REALTIME_FUNDING', currency: a.currency, ...(realtime.customerId ? { customerId: realtime.customerId } : {}) }
       : { sourceType: 'ACCOUNT', accountId: a.id };
-    const body = { source, destination, lockedCurrencySide: side, lockedCurrencyAmount: amount, ...(immediate ? { immediatelyExecute: true } : {}) };
+    const body = {
+      source,
+      destination,
+      lockedCurrencySide: side,
+      lockedCurrencyAmount: amount,
+      ...(immediate ? { immediatelyExecute: true } : {}),
+    };
     // A real-time funded quote waits for its funds whatever immediatelyExecute says.
     const executes = immediate && !realtime;
-    const scenario: Scenario = d.kind === 'external' ? quoteScenario(d.ext.suffix) : d.kind === 'uma' ? (UMA_PARTIES[d.name]?.scenario ?? { kind: 'SUCCESS', delayMs: 0 }) : { kind: 'SUCCESS', delayMs: 0 };
+    const scenario: Scenario =
+      d.kind === 'external'
+        ? quoteScenario(d.ext.suffix)
+        : d.kind === 'uma'
+          ? (UMA_PARTIES[d.name]?.scenario ?? { kind: 'SUCCESS', delayMs: 0 })
+          : { kind: 'SUCCESS', delayMs: 0 };
     return {
       label: `${agent ? `agent ${agent.id} ` : ''}quote ${immediate ? 'immediate' : 'locked'} ${a.currency} ${realtime ? 'real-time funded' : a.id} → ${this.destLabel(d)} ${side} ${amount}`,
       client: agent ? this.agentApi(agent.id) : this.w.api,
@@ -473,9 +521,11 @@ export class Ops {
         eq('quote receivingCurrency', q.receivingCurrency.code, destCur);
         eq('quote expiresAt', Date.parse(q.expiresAt) - Date.parse(q.createdAt), QUOTE_TTL_MS);
         this.w.checkStamp('quote createdAt', q.createdAt);
-        const payload: string | null = wallet ? q.paymentInstructions?.[0]?.accountOrWalletInfo?.payloadToSign ?? null : null;
-        if (wallet && typeof payload !== 'string') throw new AuditError(`wallet quote without a payloadToSign: ${JSON.stringify(q.paymentInstructions)}`);
-        if (realtime && !q.paymentInstructions?.[0]?.accountOrWalletInfo) throw new AuditError(`a real-time funded quote without payment instructions: ${res.text}`);
+        const payload: string | null = wallet ? (q.paymentInstructions?.[0]?.accountOrWalletInfo?.payloadToSign ?? null) : null;
+        if (wallet && typeof payload !== 'string')
+          throw new AuditError(`wallet quote without a payloadToSign: ${JSON.stringify(q.paymentInstructions)}`);
+        if (realtime && !q.paymentInstructions?.[0]?.accountOrWalletInfo)
+          throw new AuditError(`a real-time funded quote without payment instructions: ${res.text}`);
         const mq: MQuote = {
           id: q.id,
           txId: q.transactionId,
@@ -507,7 +557,11 @@ export class Ops {
   }
 
   private async pickDestination(a: MAccount, owner: string | null, allowInternal: boolean): Promise<Destination> {
-    const kind = this.rng.weighted([['external', 6], ['uma', 3], ['internal', allowInternal ? 1.5 : 0]] as const);
+    const kind = this.rng.weighted([
+      ['external', 6],
+      ['uma', 3],
+      ['internal', allowInternal ? 1.5 : 0],
+    ] as const);
     if (kind === 'uma') return { kind: 'uma', name: this.rng.weighted(UMA_NAMES) };
     if (kind === 'internal') {
       const others = this.fiatAccounts().filter((x) => x.id !== a.id);
@@ -542,7 +596,8 @@ export class Ops {
     const session = wallet ? this.customerOf(a.id)?.wallet?.session : undefined;
     let expect: Expect;
     if (q.status !== 'PENDING' || this.w.clearlyAfter(q.expiresAt)) expect = { status: 409, code: 'CONFLICT' };
-    else if (wallet && signature === undefined) expect = { status: 401, code: 'WALLET_SIGNATURE_MISSING' };
+    // Unsigned: a signed-retry challenge (the retry is covered by test/auth/execute.test.ts); nothing moves.
+    else if (wallet && signature === undefined) expect = { status: 202 };
     else if (wallet && !(session && this.w.clearlyBefore(session.expiresAt))) expect = { status: 401, code: 'WALLET_SIGNATURE_INVALID' };
     else if (q.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
     else expect = { status: 200 };
@@ -559,6 +614,7 @@ export class Ops {
         this.w.touched.quotes.add(q.id);
         this.w.touched.txs.add(q.txId);
         if (expect.code) return expectError(res, expect.status, expect.code, 'execute quote');
+        if (expect.status === 202) return expectStatus(res, 202, 'execute quote (challenge)');
         expectStatus(res, 200, 'execute quote');
         eq('executed quote status', res.body.status, 'PROCESSING');
         this.m.executeQuote(q, this.w.timeOf(undefined));
@@ -592,7 +648,9 @@ export class Ops {
    */
   async realtime(): Promise<void> {
     if (this.nearRateBoundary(5_000)) return;
-    const earlier = [...this.m.quotes.values()].filter((q) => q.realtime && (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt)));
+    const earlier = [...this.m.quotes.values()].filter(
+      (q) => q.realtime && (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt)),
+    );
     if (earlier.length > 0 && this.rng.chance(0.25)) {
       await this.w.send(this.planSend(this.rng.pick(earlier), this.rng.chance(0.1)));
       return;
@@ -604,7 +662,9 @@ export class Ops {
     const side = this.rng.chance(0.8) ? 'SENDING' : 'RECEIVING';
     const amount = side === 'SENDING' ? this.rng.int(200, 2_000_000) : this.rng.int(100, 300_000);
     const immediate = this.rng.chance(0.2);
-    const created = await this.w.send(await this.planQuote(carrier, d, side, amount, immediate, { realtime: { customerId: c?.id ?? null } }));
+    const created = await this.w.send(
+      await this.planQuote(carrier, d, side, amount, immediate, { realtime: { customerId: c?.id ?? null } }),
+    );
     const fund = this.rng.chance(0.85);
     const mismatch = this.rng.chance(0.15);
     if (created.status !== 201 || !fund) return;
@@ -648,9 +708,12 @@ export class Ops {
 
   async cancel(): Promise<void> {
     const txs = [...this.m.txs.values()];
-    const pending = txs.filter((t) => (t.kind === 'TRANSFER_OUT' || t.kind === 'TRANSFER_IN') && t.status === 'PENDING' && this.timerClear(t.id));
+    const pending = txs.filter(
+      (t) => (t.kind === 'TRANSFER_OUT' || t.kind === 'TRANSFER_IN') && t.status === 'PENDING' && this.timerClear(t.id),
+    );
     const settled = txs.filter((t) => t.status !== 'PENDING' || t.kind === 'QUOTE' || t.kind === 'UMA_RECEIVE');
-    const t = pending.length > 0 && this.rng.chance(0.75) ? this.rng.pick(pending) : settled.length > 0 ? this.rng.pick(settled) : undefined;
+    const t =
+      pending.length > 0 && this.rng.chance(0.75) ? this.rng.pick(pending) : settled.length > 0 ? this.rng.pick(settled) : undefined;
     if (!t) return this.transferOut();
     let expect: Expect;
     if (t.kind === 'QUOTE' || t.kind === 'UMA_RECEIVE') expect = { status: 400, code: 'INVALID_INPUT' };
@@ -683,7 +746,13 @@ export class Ops {
 
   async umaReceive(): Promise<void> {
     const c = this.rng.pick(this.customers);
-    const sender = this.rng.weighted([['$success.usd', 3], ['$success.eur', 1], ['$pending.long.usd', 1], ['$fail.compliance.usd', 1], ['$nobody.usd', 0.3]] as const);
+    const sender = this.rng.weighted([
+      ['$success.usd', 3],
+      ['$success.eur', 1],
+      ['$pending.long.usd', 1],
+      ['$fail.compliance.usd', 1],
+      ['$nobody.usd', 0.3],
+    ] as const);
     const currency = this.rng.chance(0.7) ? 'USD' : 'EUR';
     const account = c.accounts.get(currency)!;
     const amount = this.rng.int(100, 500_000);
@@ -692,7 +761,12 @@ export class Ops {
       label: `uma receive ${sender} → customer ${c.n} ${currency} ${amount}`,
       client: this.w.api,
       path: '/sandbox/uma/receive',
-      body: { senderUmaAddress: `${sender}@${UMA_DOMAIN}`, customerId: c.id, receivingCurrencyCode: currency, receivingCurrencyAmount: amount },
+      body: {
+        senderUmaAddress: `${sender}@${UMA_DOMAIN}`,
+        customerId: c.id,
+        receivingCurrencyCode: currency,
+        receivingCurrencyAmount: amount,
+      },
       key: undefined,
       debits: [],
       feature: `uma receive from ${sender}`,
@@ -808,9 +882,15 @@ export class Ops {
     if (this.volatile(a.id)) return;
     if (a.available < 2_000_000) await this.w.send(this.planFund(a, this.rng.int(50_000_000, 2_000_000_000)));
     if (this.nearRateBoundary(5_000)) return;
-    const dkind = this.rng.weighted([['USD', 3], ['USDB', 2], ['uma', 1]] as const);
+    const dkind = this.rng.weighted([
+      ['USD', 3],
+      ['USDB', 2],
+      ['uma', 1],
+    ] as const);
     const d: Destination =
-      dkind === 'uma' ? { kind: 'uma', name: '$success.usd' } : { kind: 'external', ext: await this.external(c.id, dkind === 'USD' ? 'US' : 'USDB', this.pickSuffix(QUOTE_SUFFIXES)) };
+      dkind === 'uma'
+        ? { kind: 'uma', name: '$success.usd' }
+        : { kind: 'external', ext: await this.external(c.id, dkind === 'USD' ? 'US' : 'USDB', this.pickSuffix(QUOTE_SUFFIXES)) };
     const side = dkind === 'USD' && this.rng.chance(0.3) ? 'RECEIVING' : 'SENDING';
     const amount = side === 'RECEIVING' ? this.rng.int(100, 100_000) : this.amountFrom(a, 1_000_000);
     const immediate = this.rng.chance(0.1);
@@ -846,8 +926,14 @@ export class Ops {
       spendingLimits: { currency: 'USD', perTransactionLimit: limit },
       ...(rule ? { accountRestrictions: { accountRules: [rule] } } : {}),
     };
-    const res = await this.w.api.post('/agents', { name: `Workload agent ${this.m.agents.size + 1}`, customerId: c.id, policy }, { headers: { 'idempotency-key': this.w.nextKey() } });
-    this.w.record(`create agent for customer ${c.n} (${mode}${rule ? `, ${rule.executionMode} on USD` : ''}, limit ${limit}) → ${res.status} ${res.body?.agent?.id ?? res.body?.code}`);
+    const res = await this.w.api.post(
+      '/agents',
+      { name: `Workload agent ${this.m.agents.size + 1}`, customerId: c.id, policy },
+      { headers: { 'idempotency-key': this.w.nextKey() } },
+    );
+    this.w.record(
+      `create agent for customer ${c.n} (${mode}${rule ? `, ${rule.executionMode} on USD` : ''}, limit ${limit}) → ${res.status} ${res.body?.agent?.id ?? res.body?.code}`,
+    );
     expectStatus(res, 201, 'create agent');
     const redeemed = await this.w.anon.post(`/agents/device-codes/${res.body.deviceCode.code}/redeem`);
     this.w.record(`redeem the agent's device code → ${redeemed.status}`);
@@ -886,7 +972,9 @@ export class Ops {
     else if (amount < bounds.min || amount > bounds.max) expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
     else if (out && amount > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
     else expect = { status: 201 };
-    const body = out ? { source: { accountId: a.id }, destination: { accountId: ext.id }, amount } : { source: { accountId: ext.id }, destination: { accountId: a.id }, amount };
+    const body = out
+      ? { source: { accountId: a.id }, destination: { accountId: ext.id }, amount }
+      : { source: { accountId: ext.id }, destination: { accountId: a.id }, amount };
     await this.w.send({
       label: `agent ${agent.id} (${mode}) transfer-${out ? 'out' : 'in'} ${out ? `→ …${ext.suffix}` : `…${ext.suffix} →`} ${amount}`,
       client: this.agentApi(agent.id),
@@ -988,7 +1076,9 @@ export class Ops {
 
   /** The platform approves or rejects an agent action; approval runs it under the balances and quote state of now. */
   async decideAction(): Promise<void> {
-    const all = [...this.m.actions.values()].filter((x) => (x.quoteId === null || this.predictableQuote(x.quoteId)) && !this.volatile(this.sourceOf(x)));
+    const all = [...this.m.actions.values()].filter(
+      (x) => (x.quoteId === null || this.predictableQuote(x.quoteId)) && !this.volatile(this.sourceOf(x)),
+    );
     const pending = all.filter((x) => x.status === 'PENDING_APPROVAL');
     const action = pending.length > 0 && this.rng.chance(0.9) ? this.rng.pick(pending) : all.length > 0 ? this.rng.pick(all) : undefined;
     if (!action) return;
@@ -1042,7 +1132,8 @@ export class Ops {
       if (q.status !== 'PENDING' || this.w.clearlyAfter(q.expiresAt)) return 'FAILED';
       return q.total > this.m.account(q.source).available ? 'FAILED' : 'APPROVED';
     }
-    if (action.type === 'TRANSFER_OUT') return action.transfer!.amount > this.m.account(action.transfer!.source).available ? 'FAILED' : 'APPROVED';
+    if (action.type === 'TRANSFER_OUT')
+      return action.transfer!.amount > this.m.account(action.transfer!.source).available ? 'FAILED' : 'APPROVED';
     return 'APPROVED';
   }
 
@@ -1085,7 +1176,8 @@ export class Ops {
     this.w.record(`replay "${p.label}" → ${res.status}${res.headers.get('idempotency-hit') ? ' (hit)' : ''}`);
     eq('replay status', res.status, s.status);
     eq('replay Idempotency-Hit', res.headers.get('idempotency-hit'), 'true');
-    if (canonical(res.body) !== canonical(s.body)) throw new AuditError(`replay body differs:\n  first  ${canonical(s.body)}\n  replay ${canonical(res.body)}`);
+    if (canonical(res.body) !== canonical(s.body))
+      throw new AuditError(`replay body differs:\n  first  ${canonical(s.body)}\n  replay ${canonical(res.body)}`);
     this.w.features.add('idempotent replay');
   }
 
@@ -1109,7 +1201,13 @@ export class Ops {
     // A cut-off request is sent again only after the restart: keep clear of outcomes due before then.
     const free = (a: MAccount) => !used.has(a.id) && !this.volatile(a.id, 120_000);
     for (let tries = 0; out.length < n && tries < n * 6; tries++) {
-      const kind = this.rng.weighted([['fund', 2], ['out', 3], ['in', 2], ['quote', 2], ['execute', 2]] as const);
+      const kind = this.rng.weighted([
+        ['fund', 2],
+        ['out', 3],
+        ['in', 2],
+        ['quote', 2],
+        ['execute', 2],
+      ] as const);
       let p: Planned | undefined;
       if (kind === 'fund') {
         const candidates = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && free(a));
@@ -1128,7 +1226,11 @@ export class Ops {
         const candidates = this.fiatAccounts().filter((a) => a.currency === 'USD' && free(a));
         if (candidates.length) {
           const a = this.rng.pick(candidates);
-          p = this.planTransferIn(await this.external(a.customerId, 'US', this.pickSuffix(TRANSFER_SUFFIXES)), a, this.rng.int(100, 1_000_000));
+          p = this.planTransferIn(
+            await this.external(a.customerId, 'US', this.pickSuffix(TRANSFER_SUFFIXES)),
+            a,
+            this.rng.int(100, 1_000_000),
+          );
         }
       } else if (kind === 'quote') {
         const candidates = this.fiatAccounts().filter(free);
@@ -1139,12 +1241,18 @@ export class Ops {
         }
       } else {
         const candidates = [...this.m.quotes.values()].filter(
-          (q) => q.status === 'PENDING' && q.agentId === null && !q.realtime && q.expiresAt - this.w.now() > 30_000 && this.m.account(q.source).type !== 'EMBEDDED_WALLET' && free(this.m.account(q.source)),
+          (q) =>
+            q.status === 'PENDING' &&
+            q.agentId === null &&
+            !q.realtime &&
+            q.expiresAt - this.w.now() > 30_000 &&
+            this.m.account(q.source).type !== 'EMBEDDED_WALLET' &&
+            free(this.m.account(q.source)),
         );
         if (candidates.length) p = this.planExecute(this.rng.pick(candidates));
       }
       if (!p) continue;
-      p.debits.forEach((id) => used.add(id));
+      for (const id of p.debits) used.add(id);
       out.push(p);
     }
     return out;
@@ -1154,7 +1262,8 @@ export class Ops {
 /** JSON with sorted keys, for comparing bodies regardless of key order. */
 function canonical(v: unknown): string {
   return JSON.stringify(v, (_k, val: unknown) =>
-    val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : val,
+    val && typeof val === 'object' && !Array.isArray(val)
+      ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : val,
   );
 }
-

@@ -8,7 +8,7 @@
  * processes that sent them, until `release` (the process-loss run kills a process holding some).
  */
 import { createServer, type Server } from 'node:http';
-import { verifyWebhook } from '../../../src/webhooks/verify.ts';
+import { verifyWebhook } from '../../../src/webhook-delivery/verify.ts';
 import { closeServer, listenLoopback } from '../../helpers/loopback.ts';
 
 export class WebhookReceiver {

@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp, type App } from '../../../src/app.ts';
+import type { App } from '../../../src/app.ts';
+import { bootApp } from '../../helpers/server.ts';
 import { BASE_PATH, readConfig } from '../../../src/config.ts';
 import { defaultDeps } from '../../../src/deps.ts';
 import { openStore, type Store } from '../../../src/store/db.ts';
@@ -83,8 +84,10 @@ export interface Conn {
 }
 
 export async function startTarget(o: TargetOptions): Promise<Target> {
-  if (o.store === 'postgres' && !o.databaseUrl) throw new Error('a postgres workload needs a database URL (--database-url or TEST_DATABASE_URL)');
-  if (o.mode === 'cluster' && o.store !== 'postgres') throw new Error('several processes need PostgreSQL: SQLite is single-process (README, "Scaling out on PostgreSQL")');
+  if (o.store === 'postgres' && !o.databaseUrl)
+    throw new Error('a postgres workload needs a database URL (--database-url or TEST_DATABASE_URL)');
+  if (o.mode === 'cluster' && o.store !== 'postgres')
+    throw new Error('several processes need PostgreSQL: SQLite is single-process (README, "Scaling out on PostgreSQL")');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-workload-'));
   const databaseUrl = o.store === 'postgres' ? o.databaseUrl : undefined;
   const storeOf = () => openStore({ databaseUrl, dataDir, poolSize: 2 });
@@ -93,8 +96,14 @@ export async function startTarget(o: TargetOptions): Promise<Target> {
 }
 
 async function inProcess(o: TargetOptions, dataDir: string, databaseUrl: string | undefined, storeOf: () => Store): Promise<Target> {
-  const env: Record<string, string | undefined> = { DATA_DIR: dataDir, LOG_LEVEL: process.env.WORKLOAD_LOG_LEVEL ?? 'silent', CORRIDOR_ADMIN_TOKEN: WORKLOAD_ADMIN_TOKEN, PORT: '0', DATABASE_URL: databaseUrl };
-  const app: App = await buildApp(readConfig(env), defaultDeps({ clock: { nowMs: () => FROZEN_START_MS } }));
+  const env: Record<string, string | undefined> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.WORKLOAD_LOG_LEVEL ?? 'silent',
+    CORRIDOR_ADMIN_TOKEN: WORKLOAD_ADMIN_TOKEN,
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+  };
+  const app: App = await bootApp(readConfig(env), defaultDeps({ clock: { nowMs: () => FROZEN_START_MS } }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   if (!addr || typeof addr !== 'object') throw new Error('server did not bind');
@@ -123,8 +132,16 @@ async function inProcess(o: TargetOptions, dataDir: string, databaseUrl: string 
 /** The environment of the child: nothing inherited that configures Corridor, then this store. */
 function childEnv(dataDir: string, databaseUrl: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['PORT', 'HOST', 'DATABASE_URL', 'LOG_LEVEL', 'CORRIDOR_TOKEN_ID', 'CORRIDOR_CLIENT_SECRET', 'CORRIDOR_ADMIN_TOKEN']) delete env[k];
-  return { ...env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', CORRIDOR_ADMIN_TOKEN: WORKLOAD_ADMIN_TOKEN, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  for (const k of ['PORT', 'HOST', 'DATABASE_URL', 'LOG_LEVEL', 'CORRIDOR_TOKEN_ID', 'CORRIDOR_CLIENT_SECRET', 'CORRIDOR_ADMIN_TOKEN'])
+    delete env[k];
+  return {
+    ...env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    CORRIDOR_ADMIN_TOKEN: WORKLOAD_ADMIN_TOKEN,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
 }
 
 async function child(o: TargetOptions, dataDir: string, databaseUrl: string | undefined, storeOf: () => Store): Promise<Target> {
@@ -148,7 +165,8 @@ async function child(o: TargetOptions, dataDir: string, databaseUrl: string | un
     async kill() {
       if (!running) throw new Error('no running child to kill');
       const exit = await running.kill();
-      if (exit.signal !== 'SIGKILL') throw new Error(`the child exited with ${exit.code ?? exit.signal} instead of being killed\n${tail(running.output().stderr)}`);
+      if (exit.signal !== 'SIGKILL')
+        throw new Error(`the child exited with ${exit.code ?? exit.signal} instead of being killed\n${tail(running.output().stderr)}`);
       const killed = { slot: 0, origin: running.origin, baseUrl: running.baseUrl };
       running = undefined;
       return killed;
@@ -166,7 +184,8 @@ async function child(o: TargetOptions, dataDir: string, databaseUrl: string | un
       if (running) {
         const exit = await running.stop();
         running = undefined;
-        if (exit.code !== 0) throw new Error(`the child did not shut down cleanly (${exit.code ?? exit.signal})\n${tail(last.output().stderr)}`);
+        if (exit.code !== 0)
+          throw new Error(`the child did not shut down cleanly (${exit.code ?? exit.signal})\n${tail(last.output().stderr)}`);
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -238,7 +257,10 @@ async function cluster(o: TargetOptions, dataDir: string, databaseUrl: string, s
       // Out of the balancer first: no new request goes to it.
       procs[victim.slot] = undefined;
       const exit = await p.kill();
-      if (exit.signal !== 'SIGKILL') throw new Error(`process ${victim.slot} exited with ${exit.code ?? exit.signal} instead of being killed\n${tail(p.output().stderr)}`);
+      if (exit.signal !== 'SIGKILL')
+        throw new Error(
+          `process ${victim.slot} exited with ${exit.code ?? exit.signal} instead of being killed\n${tail(p.output().stderr)}`,
+        );
       return victim;
     },
     async restart() {
@@ -252,7 +274,9 @@ async function cluster(o: TargetOptions, dataDir: string, databaseUrl: string, s
     },
     diagnostics: () =>
       last
-        .map((p, slot) => `process ${slot} (${procs[slot] ? p.origin : `killed; was ${p.origin}`}) stderr (tail):\n${tail(p.output().stderr)}`)
+        .map(
+          (p, slot) => `process ${slot} (${procs[slot] ? p.origin : `killed; was ${p.origin}`}) stderr (tail):\n${tail(p.output().stderr)}`,
+        )
         .join('\n'),
     async close() {
       const problems: string[] = [];
@@ -261,7 +285,8 @@ async function cluster(o: TargetOptions, dataDir: string, databaseUrl: string, s
           if (!p) return;
           procs[slot] = undefined;
           const exit = await p.stop();
-          if (exit.code !== 0) problems.push(`process ${slot} did not shut down cleanly (${exit.code ?? exit.signal})\n${tail(p.output().stderr)}`);
+          if (exit.code !== 0)
+            problems.push(`process ${slot} did not shut down cleanly (${exit.code ?? exit.signal})\n${tail(p.output().stderr)}`);
         }),
       );
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,2 @@
+/** Types of scripts/build.mjs, for the tests' global setup. */
+export function buildDist(options?: { ifStale?: boolean; quiet?: boolean }): Promise<boolean>;

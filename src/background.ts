@@ -1,0 +1,44 @@
+/**
+ * The app's background work, listed in one place: every durable job kind with its handler, and
+ * every webhook reply hook. buildApp wires these; `main` (and tests that ask) start the loops.
+ *
+ * A job handler is `(u, job, batch)`: the job runner opens the unit of its job's platform over the
+ * batch's transaction and flushes it before the commit. A reply hook here is `(u, reply)` as well:
+ * `inUnit` opens the unit over the transaction that records the delivery attempt.
+ */
+import type { AppContext } from './context.ts';
+import type { JobHandler } from './jobs/jobs.ts';
+import { failPaymentJob, JOB_FAIL, JOB_RETURN, JOB_SETTLE, returnPaymentJob, settlePaymentJob } from './modules/payments/payment-engine.ts';
+import { expireQuoteJob, JOB_QUOTE_EXPIRE } from './modules/payments/quotes.service.ts';
+import { approvalTimeoutJob, incomingApprovalReply, JOB_APPROVAL_TIMEOUT } from './modules/payments/transactions.service.ts';
+import { openUnit, type Unit } from './unit.ts';
+import type { ReplyHook, ReplyVerdict, WebhookReply } from './webhook-delivery/deliverer.ts';
+
+/** Every job kind this process runs, with its handler. */
+export function jobHandlers(): ReadonlyMap<string, JobHandler> {
+  return new Map<string, JobHandler>([
+    [JOB_SETTLE, settlePaymentJob],
+    [JOB_FAIL, failPaymentJob],
+    [JOB_RETURN, returnPaymentJob],
+    [JOB_QUOTE_EXPIRE, expireQuoteJob],
+    [JOB_APPROVAL_TIMEOUT, approvalTimeoutJob],
+  ]);
+}
+
+/** The hooks that act on receivers' answers to webhooks (INCOMING_PAYMENT.PENDING approvals). */
+export function installReplyHooks(ctx: AppContext): void {
+  ctx.webhooks.onReply('INCOMING_PAYMENT.PENDING', inUnit(ctx, incomingApprovalReply));
+}
+
+/**
+ * A reply hook acting through a unit of work of the event's platform, over the transaction that
+ * records the delivery attempt; the unit's events are written before that transaction commits.
+ */
+function inUnit(ctx: AppContext, hook: (u: Unit, reply: WebhookReply) => Promise<ReplyVerdict>): ReplyHook {
+  return async (trx, reply) => {
+    const u = openUnit(trx, ctx, reply.platform);
+    const verdict = await hook(u, reply);
+    await u.flush();
+    return verdict;
+  };
+}

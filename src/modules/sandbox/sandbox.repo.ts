@@ -1,0 +1,53 @@
+/**
+ * SQL of the sandbox reset: what `POST /sandbox/reset` deletes and empties. (Funding and the clock
+ * go through the ledger and the platforms repository.)
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.ts';
+
+/**
+ * Every table holding a platform's customers, accounts and history, children before parents.
+ * Tokens, configuration, the webhook signing key and the platform's own internal accounts (emptied,
+ * not replaced) are kept.
+ */
+const RESETTABLE_TABLES = [
+  'agent_actions',
+  'agent_quotes',
+  'agent_tokens',
+  'agent_device_codes',
+  'agents',
+  'ledger_postings',
+  'ledger_entries',
+  'webhook_attempts',
+  'outbox_events',
+  'jobs',
+  'idempotency_keys',
+  'quotes',
+  'transactions',
+  'auth_attempts',
+  'auth_requests',
+  'auth_sessions',
+  'auth_credentials',
+  'wallet_secrets',
+  'verifications',
+  'document_files',
+  'documents',
+  'beneficial_owners',
+  'external_accounts',
+  'customers',
+] as const;
+
+/** Deletes the platform's customers (with their internal accounts) and its history. */
+export async function deletePlatformData(db: Kysely<Database>, platformId: string): Promise<void> {
+  for (const table of RESETTABLE_TABLES) await db.deleteFrom(table).where('platform_id', '=', platformId).execute();
+  await db.deleteFrom('internal_accounts').where('platform_id', '=', platformId).where('customer_id', 'is not', null).execute();
+}
+
+/** Empties the platform's remaining (own) internal accounts, keeping their ids. */
+export async function emptyPlatformAccounts(db: Kysely<Database>, platformId: string, at: string): Promise<void> {
+  await db
+    .updateTable('internal_accounts')
+    .set({ available: 0, pending: 0, updated_at: at })
+    .where('platform_id', '=', platformId)
+    .execute();
+}
