@@ -7,10 +7,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
+import { waitFor } from '../helpers/receiver.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
-import { walletSetup } from '../auth/util.ts';
-import { eurAccountInfo, expectLedgerClean, platformExternal, platformUsdAccount } from '../payments/util.ts';
-import { balanceOf, customer, externalFor, installAgent, policy, transferOut, type AgentHandle, type CustomerSetup, type Wire } from './util.ts';
+import { walletSetup } from '../helpers/wallet-auth.ts';
+import { eurAccountInfo, expectLedgerClean, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
+import {
+  balanceOf,
+  customer,
+  externalFor,
+  installAgent,
+  policy,
+  transferOut,
+  type AgentHandle,
+  type CustomerSetup,
+  type Wire,
+} from './util.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
@@ -47,8 +58,16 @@ describe('GET /agents/me', () => {
 
 describe('transactions', () => {
   it("lists and reads only the customer's transactions, with VIEW_TRANSACTIONS", async () => {
-    const mine = await p.api.post('/transfer-out', { source: { accountId: a.account }, destination: { accountId: a.external }, amount: 100 });
-    const theirs = await p.api.post('/transfer-out', { source: { accountId: b.account }, destination: { accountId: b.external }, amount: 100 });
+    const mine = await p.api.post('/transfer-out', {
+      source: { accountId: a.account },
+      destination: { accountId: a.external },
+      amount: 100,
+    });
+    const theirs = await p.api.post('/transfer-out', {
+      source: { accountId: b.account },
+      destination: { accountId: b.external },
+      amount: 100,
+    });
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     const list = await full.api.get('/agents/me/transactions', { query: { limit: 100 } });
@@ -59,11 +78,22 @@ describe('transactions', () => {
     expect(list.body.data.every((t: Wire) => t.customerId === a.customerId)).toBe(true);
     // No customer filter is accepted, and the others cannot reach beyond the customer.
     expectError(await full.api.get('/agents/me/transactions', { query: { customerId: b.customerId } }), 400, 'INVALID_INPUT');
-    expectError(await full.api.get('/agents/me/transactions', { query: { platformCustomerId: b.platformCustomerId } }), 400, 'INVALID_INPUT');
+    expectError(
+      await full.api.get('/agents/me/transactions', { query: { platformCustomerId: b.platformCustomerId } }),
+      400,
+      'INVALID_INPUT',
+    );
     expect((await full.api.get('/agents/me/transactions', { query: { accountIdentifier: b.account } })).body.data).toEqual([]);
-    expect((await full.api.get('/agents/me/transactions', { query: { type: 'OUTGOING', accountIdentifier: a.account } })).body.data.map((t: Wire) => t.id)).toContain(mine.body.id);
+    expect(
+      (await full.api.get('/agents/me/transactions', { query: { type: 'OUTGOING', accountIdentifier: a.account } })).body.data.map(
+        (t: Wire) => t.id,
+      ),
+    ).toContain(mine.body.id);
 
-    expect((await full.api.get(`/agents/me/transactions/${mine.body.id}`)).body).toMatchObject({ id: mine.body.id, customerId: a.customerId });
+    expect((await full.api.get(`/agents/me/transactions/${mine.body.id}`)).body).toMatchObject({
+      id: mine.body.id,
+      customerId: a.customerId,
+    });
     expectError(await full.api.get(`/agents/me/transactions/${theirs.body.id}`), 404, 'TRANSACTION_NOT_FOUND');
     expectError(await none.api.get('/agents/me/transactions'), 403, 'FORBIDDEN');
     expectError(await none.api.get(`/agents/me/transactions/${mine.body.id}`), 403, 'FORBIDDEN');
@@ -99,16 +129,23 @@ describe('external accounts', () => {
     expect(created.status, created.text).toBe(201);
     expect(created.body.customerId).toBe(a.customerId);
     expectError(await full.api.post('/agents/me/external-accounts', { currency: 'EUR', accountInfo: info }), 409, 'CONFLICT');
-    expectError(await full.api.post('/agents/me/external-accounts', { customerId: b.customerId, currency: 'EUR', accountInfo: eurAccountInfo() }), 404, 'USER_NOT_FOUND');
-    expect((await full.api.post('/agents/me/external-accounts', { customerId: a.customerId, currency: 'EUR', accountInfo: eurAccountInfo() })).status).toBe(201);
+    expectError(
+      await full.api.post('/agents/me/external-accounts', { customerId: b.customerId, currency: 'EUR', accountInfo: eurAccountInfo() }),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expect(
+      (await full.api.post('/agents/me/external-accounts', { customerId: a.customerId, currency: 'EUR', accountInfo: eurAccountInfo() }))
+        .status,
+    ).toBe(201);
 
     expect((await full.api.get(`/agents/me/external-accounts/${created.body.id}`)).body).toEqual(created.body);
-    expectError(await full.api.get(`/agents/me/external-accounts/${b.external}`), 404, 'NOT_FOUND');
+    expectError(await full.api.get(`/agents/me/external-accounts/${b.external}`), 404, 'REFERENCE_NOT_FOUND');
     const platformOwn = await platformExternal(p, '001');
-    expectError(await full.api.get(`/agents/me/external-accounts/${platformOwn}`), 404, 'NOT_FOUND');
-    expectError(await full.api.delete(`/agents/me/external-accounts/${b.external}`), 404, 'NOT_FOUND');
+    expectError(await full.api.get(`/agents/me/external-accounts/${platformOwn}`), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await full.api.delete(`/agents/me/external-accounts/${b.external}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await full.api.delete(`/agents/me/external-accounts/${created.body.id}`)).status).toBe(204);
-    expectError(await full.api.get(`/agents/me/external-accounts/${created.body.id}`), 404, 'NOT_FOUND');
+    expectError(await full.api.get(`/agents/me/external-accounts/${created.body.id}`), 404, 'REFERENCE_NOT_FOUND');
     // The platform sees B's account untouched.
     expect((await p.api.get(`/customers/external-accounts/${b.external}`)).status).toBe(200);
 
@@ -125,7 +162,12 @@ describe('quotes', () => {
     const created = await full.api.post('/agents/me/quotes', quoteBody(a.account, eur, 1_000));
     expect(created.status, created.text).toBe(201);
     const q = created.body;
-    expect(q).toMatchObject({ status: 'PENDING', totalSendingAmount: 1_000, sendingCurrency: { code: 'USD' }, receivingCurrency: { code: 'EUR' } });
+    expect(q).toMatchObject({
+      status: 'PENDING',
+      totalSendingAmount: 1_000,
+      sendingCurrency: { code: 'USD' },
+      receivingCurrency: { code: 'EUR' },
+    });
     expect((await full.api.get(`/agents/me/quotes/${q.id}`)).body).toEqual(q);
     // Another agent of the same customer, and the platform's quote, are not this agent's.
     const other = await installAgent(srv, p, a.customerId);
@@ -136,18 +178,31 @@ describe('quotes', () => {
     expectError(await full.api.post(`/agents/me/quotes/${platformQuote.id}/execute`), 404, 'QUOTE_NOT_FOUND');
 
     // Accounts must be the customer's.
-    expectError(await full.api.post('/agents/me/quotes', quoteBody(b.account, eur, 1_000)), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/quotes', quoteBody(a.account, b.external, 1_000)), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/quotes', quoteBody(await platformUsdAccount(p), eur, 1_000)), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/quotes', quoteBody(a.account, await platformExternal(p, '001'), 1_000)), 404, 'NOT_FOUND');
+    expectError(await full.api.post('/agents/me/quotes', quoteBody(b.account, eur, 1_000)), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await full.api.post('/agents/me/quotes', quoteBody(a.account, b.external, 1_000)), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await full.api.post('/agents/me/quotes', quoteBody(await platformUsdAccount(p), eur, 1_000)), 404, 'REFERENCE_NOT_FOUND');
     expectError(
-      await full.api.post('/agents/me/quotes', { ...quoteBody(a.account, eur, 1_000), source: { sourceType: 'ACCOUNT', accountId: a.account, customerId: b.customerId } }),
+      await full.api.post('/agents/me/quotes', quoteBody(a.account, await platformExternal(p, '001'), 1_000)),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await full.api.post('/agents/me/quotes', {
+        ...quoteBody(a.account, eur, 1_000),
+        source: { sourceType: 'ACCOUNT', accountId: a.account, customerId: b.customerId },
+      }),
       404,
       'USER_NOT_FOUND',
     );
-    expect(fields(expectError(await full.api.post('/agents/me/quotes', quoteBody(a.account, eur, 1_000, { immediatelyExecute: true })), 400, 'INVALID_INPUT'))).toEqual([
-      'immediatelyExecute',
-    ]);
+    expect(
+      fields(
+        expectError(
+          await full.api.post('/agents/me/quotes', quoteBody(a.account, eur, 1_000, { immediatelyExecute: true })),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toEqual(['immediatelyExecute']);
     expectError(await none.api.post('/agents/me/quotes', quoteBody(a.account, eur, 1_000)), 403, 'FORBIDDEN');
 
     // Executing it is an action: APPROVED with the quote and its transaction.
@@ -155,7 +210,13 @@ describe('quotes', () => {
     expectError(await none.api.post(`/agents/me/quotes/${q.id}/execute`), 403, 'FORBIDDEN');
     const exec = await full.api.post(`/agents/me/quotes/${q.id}/execute`);
     expect(exec.status, exec.text).toBe(200);
-    expect(exec.body).toMatchObject({ agentId: full.id, customerId: a.customerId, platformCustomerId: a.platformCustomerId, type: 'EXECUTE_QUOTE', status: 'APPROVED' });
+    expect(exec.body).toMatchObject({
+      agentId: full.id,
+      customerId: a.customerId,
+      platformCustomerId: a.platformCustomerId,
+      type: 'EXECUTE_QUOTE',
+      status: 'APPROVED',
+    });
     expect(exec.body.id).toMatch(/^AgentAction:/);
     expect(exec.body.quote).toMatchObject({ id: q.id, status: 'PROCESSING' });
     expect(exec.body.transaction).toMatchObject({ id: q.transactionId, quoteId: q.id });
@@ -181,28 +242,116 @@ describe('transfers', () => {
     expect(out.body.quote).toBeUndefined();
     expect(await balanceOf(p, a.account)).toBe(before - 700);
 
-    const inn = await full.api.post('/agents/me/transfer-in', { source: { accountId: a.external }, destination: { accountId: a.account }, amount: 300 });
+    const inn = await full.api.post('/agents/me/transfer-in', {
+      source: { accountId: a.external },
+      destination: { accountId: a.account },
+      amount: 300,
+    });
     expect(inn.status, inn.text).toBe(201);
-    expect(inn.body).toMatchObject({ type: 'TRANSFER_IN', status: 'APPROVED', transferDetails: { amount: 300, sourceAccountId: a.external, destinationAccountId: a.account }, transaction: { type: 'INCOMING' } });
-    expect(fields(expectError(await full.api.post('/agents/me/transfer-in', { source: { accountId: a.external }, destination: { accountId: a.account } }), 400, 'INVALID_INPUT'))).toEqual(['amount']);
+    expect(inn.body).toMatchObject({
+      type: 'TRANSFER_IN',
+      status: 'APPROVED',
+      transferDetails: { amount: 300, sourceAccountId: a.external, destinationAccountId: a.account },
+      transaction: { type: 'INCOMING' },
+    });
+    // The pull settles in the background: wait for it, so the tests after this one start from a
+    // balance that no longer moves on its own.
+    await waitFor(async () => (await balanceOf(p, a.account)) === before - 400);
+    expect(
+      fields(
+        expectError(
+          await full.api.post('/agents/me/transfer-in', { source: { accountId: a.external }, destination: { accountId: a.account } }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toEqual(['amount']);
     // Only pull-capable accounts can be pulled from.
     const eurIban = await externalFor(p, a.customerId, '001', 'EUR', { ...eurAccountInfo(), iban: 'NL91ABNA0417164300' });
-    expect(fields(expectError(await full.api.post('/agents/me/transfer-in', { source: { accountId: eurIban }, destination: { accountId: a.account }, amount: 1 }), 400, 'INVALID_INPUT'))).toEqual([
-      'source.accountId',
-    ]);
+    expect(
+      fields(
+        expectError(
+          await full.api.post('/agents/me/transfer-in', {
+            source: { accountId: eurIban },
+            destination: { accountId: a.account },
+            amount: 1,
+          }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toEqual(['source.accountId']);
 
     // Someone else's accounts, or the platform's, are not found.
-    expectError(await full.api.post('/agents/me/transfer-out', { source: { accountId: b.account }, destination: { accountId: a.external }, amount: 1 }), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/transfer-out', { source: { accountId: a.account }, destination: { accountId: b.external }, amount: 1 }), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/transfer-out', { source: { accountId: await platformUsdAccount(p) }, destination: { accountId: a.external }, amount: 1 }), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/transfer-in', { source: { accountId: b.external }, destination: { accountId: a.account }, amount: 1 }), 404, 'NOT_FOUND');
-    expectError(await full.api.post('/agents/me/transfer-in', { source: { accountId: a.external }, destination: { accountId: b.account }, amount: 1 }), 404, 'NOT_FOUND');
-    expect(fields(expectError(await full.api.post('/agents/me/transfer-out', { source: { accountId: a.account }, destination: { accountId: a.external }, amount: 0 }), 400, 'INVALID_INPUT'))).toEqual([
-      'amount',
-    ]);
+    expectError(
+      await full.api.post('/agents/me/transfer-out', {
+        source: { accountId: b.account },
+        destination: { accountId: a.external },
+        amount: 1,
+      }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await full.api.post('/agents/me/transfer-out', {
+        source: { accountId: a.account },
+        destination: { accountId: b.external },
+        amount: 1,
+      }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await full.api.post('/agents/me/transfer-out', {
+        source: { accountId: await platformUsdAccount(p) },
+        destination: { accountId: a.external },
+        amount: 1,
+      }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await full.api.post('/agents/me/transfer-in', {
+        source: { accountId: b.external },
+        destination: { accountId: a.account },
+        amount: 1,
+      }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expectError(
+      await full.api.post('/agents/me/transfer-in', {
+        source: { accountId: a.external },
+        destination: { accountId: b.account },
+        amount: 1,
+      }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
+    expect(
+      fields(
+        expectError(
+          await full.api.post('/agents/me/transfer-out', {
+            source: { accountId: a.account },
+            destination: { accountId: a.external },
+            amount: 0,
+          }),
+          400,
+          'INVALID_INPUT',
+        ),
+      ),
+    ).toEqual(['amount']);
 
     expectError(await transferOut(none, a, 1), 403, 'FORBIDDEN');
-    expectError(await none.api.post('/agents/me/transfer-in', { source: { accountId: a.external }, destination: { accountId: a.account }, amount: 1 }), 403, 'FORBIDDEN');
+    expectError(
+      await none.api.post('/agents/me/transfer-in', {
+        source: { accountId: a.external },
+        destination: { accountId: a.account },
+        amount: 1,
+      }),
+      403,
+      'FORBIDDEN',
+    );
     // A missing permission is refused before the body is looked at.
     expectError(await none.api.post('/agents/me/transfer-out', { nonsense: true }), 403, 'FORBIDDEN');
     await expectLedgerClean(srv, p.id);
@@ -236,11 +385,13 @@ describe('actions', () => {
     expectError(await full.api.get('/agents/me/actions', { query: { status: 'MAYBE' } }), 400, 'INVALID_INPUT');
     expect((await full.api.get(`/agents/me/actions/${mine.id}`)).body).toMatchObject({ id: mine.id, status: 'APPROVED' });
     const other = await installAgent(srv, p, a.customerId);
-    expectError(await other.api.get(`/agents/me/actions/${mine.id}`), 404, 'NOT_FOUND');
+    expectError(await other.api.get(`/agents/me/actions/${mine.id}`), 404, 'REFERENCE_NOT_FOUND');
     expect((await other.api.get('/agents/me/actions')).body.data).toEqual([]);
     const page = await full.api.get('/agents/me/actions', { query: { limit: 1 } });
     expect(page.body.hasMore).toBe(true);
-    expect((await full.api.get('/agents/me/actions', { query: { limit: 1, cursor: page.body.nextCursor } })).body.data[0].id).not.toBe(mine.id);
+    expect((await full.api.get('/agents/me/actions', { query: { limit: 1, cursor: page.body.nextCursor } })).body.data[0].id).not.toBe(
+      mine.id,
+    );
   });
 });
 
@@ -254,7 +405,15 @@ describe('a paused agent', () => {
     expect((await agent.api.get('/agents/me/internal-accounts')).status).toBe(200);
     const refused = expectError(await transferOut(agent, c, 100), 403, 'FORBIDDEN');
     expect(refused.body.message).toMatch(/paused/);
-    expectError(await agent.api.post('/agents/me/transfer-in', { source: { accountId: c.external }, destination: { accountId: c.account }, amount: 1 }), 403, 'FORBIDDEN');
+    expectError(
+      await agent.api.post('/agents/me/transfer-in', {
+        source: { accountId: c.external },
+        destination: { accountId: c.account },
+        amount: 1,
+      }),
+      403,
+      'FORBIDDEN',
+    );
     expectError(await agent.api.post('/agents/me/quotes', quoteBody(c.account, c.external, 100)), 403, 'FORBIDDEN');
     expectError(await agent.api.post('/agents/me/external-accounts', { currency: 'EUR', accountInfo: eurAccountInfo() }), 403, 'FORBIDDEN');
     expectError(await agent.api.delete(`/agents/me/external-accounts/${c.external}`), 403, 'FORBIDDEN');
@@ -274,9 +433,15 @@ describe('embedded wallet source', () => {
     const q = await agent.api.post('/agents/me/quotes', quoteBody(wallet, dest, 1_000_000));
     expect(q.status, q.text).toBe(201);
     expectError(await agent.api.post(`/agents/me/quotes/${q.body.id}/execute`), 401, 'WALLET_SIGNATURE_MISSING');
-    expectError(await agent.api.post(`/agents/me/quotes/${q.body.id}/execute`, undefined, { headers: { 'Grid-Wallet-Signature': 'not-a-stamp' } }), 401, 'WALLET_SIGNATURE_MALFORMED');
+    expectError(
+      await agent.api.post(`/agents/me/quotes/${q.body.id}/execute`, undefined, { headers: { 'Grid-Wallet-Signature': 'not-a-stamp' } }),
+      401,
+      'WALLET_SIGNATURE_MALFORMED',
+    );
     expect((await agent.api.get('/agents/me/actions')).body.data).toEqual([]);
-    const ok = await agent.api.post(`/agents/me/quotes/${q.body.id}/execute`, undefined, { headers: { 'Grid-Wallet-Signature': 'sandbox-valid-signature' } });
+    const ok = await agent.api.post(`/agents/me/quotes/${q.body.id}/execute`, undefined, {
+      headers: { 'Grid-Wallet-Signature': 'sandbox-valid-signature' },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({ status: 'APPROVED', quote: { status: 'PROCESSING' } });
     expect(await balanceOf(w, wallet)).toBe(4_000_000);
@@ -285,7 +450,9 @@ describe('embedded wallet source', () => {
     expect((await w.api.patch(`/agents/${agent.id}/policy`, { defaultExecutionMode: 'APPROVAL_REQUIRED' })).status).toBe(200);
     const q2 = (await agent.api.post('/agents/me/quotes', quoteBody(wallet, dest, 2_000_000))).body;
     expectError(await agent.api.post(`/agents/me/quotes/${q2.id}/execute`), 401, 'WALLET_SIGNATURE_MISSING');
-    const pending = await agent.api.post(`/agents/me/quotes/${q2.id}/execute`, undefined, { headers: { 'Grid-Wallet-Signature': 'sandbox-valid-signature' } });
+    const pending = await agent.api.post(`/agents/me/quotes/${q2.id}/execute`, undefined, {
+      headers: { 'Grid-Wallet-Signature': 'sandbox-valid-signature' },
+    });
     expect(pending.body.status).toBe('PENDING_APPROVAL');
     expect(await balanceOf(w, wallet)).toBe(4_000_000);
     const approved = await w.api.post(`/agents/${agent.id}/actions/${pending.body.id}/approve`);
