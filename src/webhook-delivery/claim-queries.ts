@@ -126,6 +126,12 @@ export async function claimFrom(
     };
     // Expired leases first (a crashed worker's attempts), then PENDING events.
     const rows = [...(await due('DELIVERING')), ...(await due('PENDING'))];
+    // The endpoint as of now, read after the events: an event this claim sees was committed with
+    // this endpoint or an older one, never a newer (a PATCH /config that changes it emits a TEST
+    // event in the same transaction, which must go to the new endpoint).
+    const url = rows.length > 0 ? await currentEndpoint(trx, t.platformId) : t.url;
+    if (!url) return { claimed: [], parked: 0 };
+    const target = url === t.url ? t : { ...t, url };
     const out: Claimed[] = [];
     const toPark: string[] = [];
     const seen = new Set<string>();
@@ -139,7 +145,7 @@ export async function claimFrom(
         continue;
       }
       if (out.length >= room) continue;
-      const claimed = await takeAttempt(trx, event, t, offsetMs, now);
+      const claimed = await takeAttempt(trx, event, target, offsetMs, now);
       if (claimed) out.push(claimed);
     }
     let parked = 0;
@@ -155,6 +161,13 @@ export async function claimFrom(
     }
     return { claimed: out, parked };
   });
+}
+
+/** The platform's webhookEndpoint as `trx` reads it now (config is compact JSON; settingsOf's rule). */
+async function currentEndpoint(trx: Kysely<Database>, platformId: string): Promise<string | undefined> {
+  const p = await trx.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
+  if (!p) return undefined;
+  return (JSON.parse(p.config) as { webhookEndpoint?: string }).webhookEndpoint || undefined;
 }
 
 /**
@@ -203,7 +216,10 @@ export async function claimNextOf(db: Kysely<Database>, kind: StoreKind, c: Clai
     if (!row) return undefined;
     const { blocked, platform_offset, ...event } = row;
     if (Number(blocked) || Number(event.next_attempt_ms) > now) return undefined;
-    return takeAttempt(trx, event, c.target, Number(platform_offset), now);
+    // As in `claimFrom`: the endpoint read after the event, so never older than the event.
+    const url = await currentEndpoint(trx, c.event.platform_id);
+    if (!url) return undefined;
+    return takeAttempt(trx, event, url === c.target.url ? c.target : { ...c.target, url }, Number(platform_offset), now);
   });
 }
 

@@ -232,7 +232,7 @@ async function webhookTo(api: Client, explain?: () => Promise<string>): Promise<
   try {
     await waitFor(() => r.received.length > 0, 20_000);
   } catch (err) {
-    // Seen once in CI (PostgreSQL, the restarted child of the rotation test): say what the outbox held.
+    // What the outbox held, and where it went: this is how a TEST sent to the previous endpoint was found.
     throw explain ? new Error(`no webhook arrived in 20 s\n${await explain()}`) : err;
   }
   await expectVerified(api, r);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhook-delivery/verify.ts';
 import { isParked, PARKED_MS } from '../../src/outbox/outbox.ts';
+import { claimFrom } from '../../src/webhook-delivery/claim-queries.ts';
 import { expectError } from '../helpers/http.ts';
 import { laneStore, startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import { advance, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
@@ -136,6 +137,45 @@ describe('delivery', () => {
     expect(log[0]!.id).toMatch(/^WebhookAttempt:/);
     expect(log[0]!.latency_ms).toBeGreaterThanOrEqual(0);
     expect(Number.isNaN(Date.parse(log[0]!.at))).toBe(false);
+  });
+
+  it('a claim sends to the endpoint its events were committed with, not the one its drain read before', async () => {
+    // The race seen in CI: a drain read the endpoint, then PATCH /config changed it and emitted its
+    // TEST event, and the claim that followed sent that TEST to the old endpoint. Here the claim
+    // is made with the old target by hand, at a virtual time the background loop does not reach.
+    const before = await receiver();
+    const after = await receiver();
+    const p = await platformWithEndpoint(before);
+    const later = Date.now() + 3600_000;
+    const id = `Webhook:endpoint-race-${p.id.slice(-12)}`;
+    await srv.app.ctx.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('platforms').select('config').where('id', '=', p.id).executeTakeFirstOrThrow();
+      const config = { ...JSON.parse(row.config), webhookEndpoint: after.url };
+      await trx
+        .updateTable('platforms')
+        .set({ config: JSON.stringify(config) })
+        .where('id', '=', p.id)
+        .execute();
+      await trx
+        .insertInto('outbox_events')
+        .values({
+          id,
+          platform_id: p.id,
+          type: 'TEST',
+          resource_id: p.id,
+          payload: '{}',
+          created_at: new Date().toISOString(),
+          status: 'PENDING',
+          attempts: 0,
+          next_attempt_ms: later - 1000,
+          first_attempt_at: null,
+          schedule_base: 0,
+        })
+        .execute();
+    });
+    const stale = { platformId: p.id, url: before.url, guarded: false, keepBody: true };
+    const { claimed } = await claimFrom(srv.app.ctx.db, laneStore(), stale, 5, later);
+    expect(claimed.map((c) => [c.event.id, c.target.url])).toEqual([[id, after.url]]);
   });
 
   it('the timestamp is on the platform clock', async () => {
