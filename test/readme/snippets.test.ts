@@ -124,18 +124,19 @@ const MARK = '@@README-BLOCK';
  * running in the background is killed with it.
  */
 function runSession(blocks: Block[], env: NodeJS.ProcessEnv, rewrite: (b: Block) => string, timeoutMs: number): Promise<Session> {
+  // Output goes to a file, not a pipe: a block's background `node` (the webhook listener) shares
+  // the session's stdout, and Node makes a stdout pipe non-blocking — for every process that
+  // shares it — so a curl writing while the pipe was full failed with exit 23 ("write error").
+  const outFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-readme-out-')), 'session.log');
   const script = [
     'set -euo pipefail',
-    'exec 2>&1',
+    `exec >'${outFile}' 2>&1`,
     ...blocks.flatMap((b) => [`printf '\\n${MARK} %s@@\\n' ${b.n}`, rewrite(b)]),
     `printf '\\n${MARK} end@@\\n'`,
   ].join('\n');
   return new Promise((resolve) => {
     const child = spawnCommand('bash', ['-c', script], env);
-    let out = '';
     let timedOut = false;
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     const timer = setTimeout(() => {
       timedOut = true;
       signalChild(child, 'SIGKILL');
@@ -146,6 +147,8 @@ function runSession(blocks: Block[], env: NodeJS.ProcessEnv, rewrite: (b: Block)
       // Let the last output arrive, then take down anything the session left behind.
       setTimeout(() => {
         signalChild(child, 'SIGKILL');
+        const out = fs.readFileSync(outFile, 'utf8');
+        fs.rmSync(path.dirname(outFile), { recursive: true, force: true });
         const outputs = new Map<number, string>();
         let last: number | undefined;
         const parts = out.split(new RegExp(`\\n?${MARK} (\\d+|end)@@\\n`));
