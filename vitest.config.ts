@@ -56,7 +56,8 @@ function storeProjects(store: Store): TestProjectInlineConfiguration[] {
   const common = {
     env: { CORRIDOR_TEST_STORE: store },
     // A schema per test file on PostgreSQL: see the file.
-    setupFiles: store === 'postgres' ? ['test/helpers/pg-schema.setup.ts'] : [],
+    // Webhooks that violate the live schema fail their test (conformance.ts).
+    setupFiles: [...(store === 'postgres' ? ['test/helpers/pg-schema.setup.ts'] : []), 'test/helpers/conformance.setup.ts'],
   };
   return [
     {

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import { checkResponse } from '../helpers/conformance.ts';
 import { describeBlocks, startLoopWatchdog, type LoopWatchdog } from '../helpers/loop-watchdog.ts';
 
 export interface RawRequest {
@@ -79,6 +80,18 @@ export function send(origin: string, req: RawRequest, timeoutMs = 20_000): Promi
               json = JSON.parse(text);
             } catch {
               json = undefined;
+            }
+          }
+          // The answer to a hostile request is checked against the live schema too (issue #21).
+          if (json !== undefined) {
+            const type = res.headers['content-type'];
+            // The check's own work (parsing the live document, compiling a validator) is the harness's.
+            harness('live-schema check');
+            try {
+              checkResponse(req.method, req.path, res.statusCode ?? 0, Array.isArray(type) ? type[0]! : (type ?? null), json);
+            } catch (err) {
+              reject(err);
+              return;
             }
           }
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });

@@ -1,4 +1,5 @@
 /** A small HTTP client over fetch for tests: JSON in, JSON out, status and headers kept. */
+import { checkResponse } from './conformance.ts';
 
 export interface Creds {
   id: string;
@@ -79,6 +80,8 @@ export class Client {
         parsed = text;
       }
     }
+    // Every JSON answer is checked against the live API's schema for its operation (issue #21).
+    if (parsed !== undefined) checkResponse(method, url, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed, headers: res.headers, text };
   }
 }

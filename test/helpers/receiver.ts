@@ -1,5 +1,6 @@
 /** A real webhook receiver for tests: records each request's raw body bytes and headers. */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { noteWebhook } from './conformance.ts';
 import { closeServer, listenLoopback } from './loopback.ts';
 
 export interface Received {
@@ -43,6 +44,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         body = undefined;
       }
       const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body };
+      noteWebhook(body);
       const n = received.filter((x) => x.body?.id !== undefined && x.body?.id === r.body?.id).length;
       received.push(r);
       const reply = rec.respond(r, n);

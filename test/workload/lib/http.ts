@@ -3,6 +3,7 @@
  * at every request, so clients survive a server restart on a new port (and, on a cluster target,
  * each request goes to the balancer's next live process).
  */
+import { checkResponse } from '../../helpers/conformance.ts';
 import { basicHeader, type Creds, type Res } from '../../helpers/http.ts';
 
 export type { Creds, Res };
@@ -66,6 +67,8 @@ export class Api {
         parsed = text;
       }
     }
+    // Every JSON answer is checked against the live API's schema for its operation (issue #21).
+    if (parsed !== undefined) checkResponse(method, url, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed, headers: res.headers, text };
   }
 }

@@ -9,6 +9,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { verifyWebhook } from '../../../src/webhook-delivery/verify.ts';
+import { noteWebhook } from '../../helpers/conformance.ts';
 import { closeServer, listenLoopback } from '../../helpers/loopback.ts';
 
 export class WebhookReceiver {
@@ -34,6 +35,7 @@ export class WebhookReceiver {
         let event: { id?: unknown; type?: unknown } | undefined;
         try {
           event = JSON.parse(raw.toString('utf8')) as { id?: unknown; type?: unknown };
+          noteWebhook(event);
         } catch {
           event = undefined;
         }
