@@ -85,6 +85,26 @@ describe('accountInfo variants', () => {
       }),
       'accountInfo.rail',
     );
+    // `rail` is a string as in the live schema (1–32 characters): any case names the rail.
+    const lower = await create({
+      currency: 'INR',
+      accountInfo: { accountType: 'INR_ACCOUNT', accountNumber: '000111222777', ifsc: 'HDFC0001234', rail: 'neft', beneficiary: person() },
+    });
+    expect(lower.status, lower.text).toBe(201);
+    expect(lower.body.accountInfo).toMatchObject({ rail: 'neft', paymentRails: ['NEFT'] });
+    expectFieldError(
+      await create({
+        currency: 'INR',
+        accountInfo: {
+          accountType: 'INR_ACCOUNT',
+          accountNumber: '000111222888',
+          ifsc: 'HDFC0001234',
+          rail: 'R'.repeat(33),
+          beneficiary: person(),
+        },
+      }),
+      'accountInfo.rail',
+    );
   });
 
   it('BRL: checks the PIX key against its type and the tax id check digits', async () => {

@@ -289,8 +289,15 @@ function railsFor(f: FiatVariant, input: AccountInfo, bad: (field: string, messa
   for (const [rail, fields] of Object.entries(f.railFields)) {
     const missing = fields.filter((name) => input[name] === undefined);
     if (missing.length === 0) {
-      // INR: the bank fields serve NEFT or RTGS, whichever `rail` names.
-      offered.add(f.accountType === 'INR_ACCOUNT' && rail === 'NEFT' ? String(input.rail) : rail);
+      // INR: the bank fields serve NEFT or RTGS, whichever `rail` names (any case).
+      if (f.accountType === 'INR_ACCOUNT' && rail === 'NEFT') {
+        const named = String(input.rail).toUpperCase();
+        if (named === 'NEFT' || named === 'RTGS') offered.add(named);
+        else {
+          bad('rail', 'must be NEFT or RTGS');
+          partial = true;
+        }
+      } else offered.add(rail);
     } else if (missing.length < fields.length) {
       partial = true;
       for (const name of missing) bad(name, `is required for the ${label(rail)} rail`);

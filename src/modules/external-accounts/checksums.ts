@@ -101,6 +101,17 @@ export function ibanProblem(iban: string): string | undefined {
   return rem === 1 ? undefined : 'has an invalid check digit (mod-97)';
 }
 
+/** The IBAN of `country` (2 letters) and `bban`, with its mod-97 check digits. */
+export function ibanOf(country: string, bban: string): string {
+  const rearranged = `${bban}${country}00`.toUpperCase();
+  let rem = 0;
+  for (const ch of rearranged) {
+    const v = ch >= 'A' && ch <= 'Z' ? ch.charCodeAt(0) - 55 : ch.charCodeAt(0) - 48;
+    rem = v >= 10 ? (rem * 100 + v) % 97 : (rem * 10 + v) % 97;
+  }
+  return `${country}${String(98 - rem).padStart(2, '0')}${bban}`;
+}
+
 /** The CLABE check digit of the first 17 digits (weights 3, 7, 1 repeating). */
 export function clabeCheckDigit(first17: string): number {
   const weights = [3, 7, 1];

@@ -161,7 +161,8 @@ export const FIAT_VARIANTS: FiatVariant[] = [
       vpa: str({ pattern: '^[a-zA-Z0-9.\\-_]+@[a-zA-Z0-9]+$', min: 3, description: 'UPI virtual payment address (UPI rail)' }),
       accountNumber: digits(9, 18, 'Indian bank account number (NEFT/RTGS)'),
       ifsc: str({ pattern: '^[A-Z]{4}0[A-Z0-9]{6}$', min: 11, max: 11, description: 'IFSC of the branch (NEFT/RTGS)' }),
-      rail: Type.Union([Type.Literal('NEFT'), Type.Literal('RTGS')], { description: 'Bank rail for accountNumber + ifsc' }),
+      // A string as in the live schema (1–32 characters); the value must name NEFT or RTGS (account-info.ts, railsFor).
+      rail: str({ min: 1, max: 32, description: 'The rail to route payouts over with accountNumber + ifsc: NEFT or RTGS' }),
       bankName: BANK_NAME,
     },
     required: [],
