@@ -44,6 +44,7 @@ import { openUnit } from './unit.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { WebhookDeliverer } from './webhook-delivery/deliverer.ts';
 import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhook-delivery/catalogue.ts';
+import { toLiveNames } from './lib/wire-names.ts';
 
 export interface BuildOptions {
   /** An already-open store (tests share one); otherwise one is opened from config. */
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     ids: deps.ids,
     secrets: ctx.secrets,
     allowPrivate: config.webhookAllowPrivate,
+    liveNames: config.wireNames === 'live',
     onError: (err) => app.log.error({ err }, 'webhook delivery loop failed'),
   });
   installReplyHooks(ctx);
@@ -120,6 +122,8 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   installErrorHandling(app, config.bodyLimitBytes);
   installJsonParser(app);
   installRequestLog(app);
+  // CORRIDOR_WIRE_NAMES=live: responses name account types as the live API does (lib/wire-names.ts).
+  if (config.wireNames === 'live') app.addHook('preSerialization', async (_req, _reply, payload) => toLiveNames(payload));
   app.addHook('preValidation', (req, _reply, done) => {
     if (req.routeOptions.config?.optionalBody && req.body === undefined) req.body = {};
     done();

@@ -43,6 +43,12 @@ export interface Config {
    * to, on SIGUSR2 and at exit (CORRIDOR_SQL_PROFILE; `npm run bench -- --sql-profile` sets it).
    */
   sqlProfile: string | undefined;
+  /**
+   * The account-type names responses and webhooks use (CORRIDOR_WIRE_NAMES): the spec's (default:
+   * US_ACCOUNT, LAYER2_WALLET, CHAIN2_WALLET) or the live API's (USD_ACCOUNT, SPARK_WALLET,
+   * SOLANA_WALLET). Both are accepted on input either way.
+   */
+  wireNames: 'spec' | 'live';
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -175,6 +181,9 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (sqlProfile !== undefined && databaseUrl !== undefined)
     problems.push('CORRIDOR_SQL_PROFILE times the embedded SQLite store: unset DATABASE_URL');
 
+  const wireNames = get('CORRIDOR_WIRE_NAMES') ?? 'spec';
+  if (wireNames !== 'spec' && wireNames !== 'live') problems.push(`CORRIDOR_WIRE_NAMES must be spec or live (got "${wireNames}")`);
+
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
@@ -195,6 +204,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secretKey,
     secretKeyPrevious,
     sqlProfile,
+    wireNames: wireNames === 'live' ? 'live' : 'spec',
   };
 }
 

@@ -57,6 +57,7 @@ import type { Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
 import { errors } from '../http/errors.ts';
 import { Poller } from '../lib/poller.ts';
+import { toLiveNames } from '../lib/wire-names.ts';
 import { iso, platformNowMs } from '../lib/time.ts';
 import { settingsOf } from '../modules/platforms/platform-settings.ts';
 import type { StoreKind } from '../store/db.ts';
@@ -104,6 +105,8 @@ export interface DelivererOptions {
   secrets: SecretBox;
   /** CORRIDOR_WEBHOOK_ALLOW_PRIVATE: PRODUCTION platforms may reach loopback, private and link-local targets too. */
   allowPrivate?: boolean;
+  /** CORRIDOR_WIRE_NAMES=live: event data names account types as the live API does (lib/wire-names.ts). */
+  liveNames?: boolean;
   /** DNS for delivery and for the PATCH /config check (default: the system resolver, as dns.lookup). */
   resolveAll?: ResolveAll;
   /** Delivery capacity and fair shares (default: DEFAULT_SLOTS in in-flight.ts). */
@@ -322,9 +325,11 @@ export class WebhookDeliverer {
   private async post(c: Claimed, at: string): Promise<AttemptResult> {
     const e = c.event;
     const url = c.target.url;
-    // Compact JSON; `payload` already is (it was written by JSON.stringify).
+    // Compact JSON; `payload` already is (it was written by JSON.stringify). Stored with the spec's
+    // names, renamed as it leaves when the process runs with the live ones.
+    const data = this.o.liveNames ? JSON.stringify(toLiveNames(JSON.parse(e.payload))) : e.payload;
     const body = Buffer.from(
-      `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(at)},"data":${e.payload}}`,
+      `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"timestamp":${JSON.stringify(at)},"data":${data}}`,
     );
     const signature = signatureHeader(body, await webhookSigningKey(this.o.db, e.platform_id, this.o.secrets));
     const started = performance.now();

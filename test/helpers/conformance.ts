@@ -19,17 +19,13 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { BASE_PATH } from '../../src/config.ts';
+import { toLiveNames } from '../../src/lib/wire-names.ts';
+
+export { toLiveNames };
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 export const LIVE_DOCUMENT = fileURLToPath(new URL('../conformance/live-openapi.yaml', import.meta.url));
-
-/** The spec's names and the live API's, for the values of `accountType`. */
-export const LIVE_ACCOUNT_TYPES: Readonly<Record<string, string>> = {
-  US_ACCOUNT: 'USD_ACCOUNT',
-  LAYER2_WALLET: 'SPARK_WALLET',
-  CHAIN2_WALLET: 'SOLANA_WALLET',
-};
 
 // biome-ignore lint/suspicious/noExplicitAny: the parsed OpenAPI document is walked by key
 type Json = any;
@@ -167,17 +163,6 @@ function validatorFor(op: { method: string; template: string }, status: number):
   }
   l.validators.set(key, fn);
   return fn;
-}
-
-/** A copy of `body` with the spec's account-type names replaced by the live ones. */
-export function toLiveNames(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map(toLiveNames);
-  if (body === null || typeof body !== 'object') return body;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) {
-    out[k] = k === 'accountType' && typeof v === 'string' ? (LIVE_ACCOUNT_TYPES[v] ?? v) : toLiveNames(v);
-  }
-  return out;
 }
 
 /** Report mode: appends what was checked since the last call to `<report>.checked` (each test file's afterAll). */
