@@ -28,7 +28,9 @@ function rename(value: unknown, depth: number): unknown {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const r = rename(value[i], depth + 1);
-      if (r !== value[i]) (out ??= value.slice())[i] = r;
+      if (r === value[i]) continue;
+      out ??= value.slice();
+      out[i] = r;
     }
     return out ?? value;
   }
@@ -37,7 +39,9 @@ function rename(value: unknown, depth: number): unknown {
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(value)) {
     const r = k === 'accountType' && typeof v === 'string' ? (LIVE_ACCOUNT_TYPES[v] ?? v) : rename(v, depth + 1);
-    if (r !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = r;
+    if (r === v) continue;
+    out ??= { ...(value as Record<string, unknown>) };
+    out[k] = r;
   }
   return out ?? value;
 }
