@@ -65,6 +65,7 @@ describe('POST /customers — individual', () => {
       isDeleted: false,
     });
     expect(c).not.toHaveProperty('identifier');
+    expect(c).not.toHaveProperty('beneficialOwners');
     expect(c.createdAt).toBe(c.updatedAt);
     const got = await p.api.get(`/customers/${c.id}`);
     expect(got.status).toBe(200);
@@ -156,6 +157,7 @@ describe('POST /customers — business', () => {
       phoneNumber: '+14155559876',
       currencies: ['USD'],
       isDeleted: false,
+      beneficialOwners: [],
     });
     expect(res.body).not.toHaveProperty('kycStatus');
     expect(res.body).not.toHaveProperty('fullName');

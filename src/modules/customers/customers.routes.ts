@@ -6,13 +6,13 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
-import { decodeCursor, toPage } from '../../http/pagination.ts';
+import { decodeCursor, pageRequest, toPage, toWirePage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { created, ok, write } from '../../http/write.ts';
 import { normalizeDateTime } from '../../lib/time.ts';
 import { listCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { internalAccountToWire } from '../internal-accounts/internal-accounts.service.ts';
-import { findCustomersByIds, listCustomers } from './customers.repo.ts';
+import { findCustomersByIds } from './customers.repo.ts';
 import {
   CustomerCreateSchema,
   CustomerIdParams,
@@ -27,10 +27,10 @@ import {
 import {
   createCustomer,
   customerHolderName,
-  customerToWire,
   deleteCustomer,
   END_USER_TERMS,
   getCustomer,
+  listCustomers,
   updateCustomer,
 } from './customers.service.ts';
 
@@ -68,29 +68,21 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req) => {
-        const { platform } = platformOf(req);
         const q = req.query;
-        const limit = q.limit ?? 20;
-        const { rows, totalCount } = await listCustomers(
-          ctx.db,
-          platform.id,
-          {
-            platformCustomerId: q.platformCustomerId,
-            customerType: q.customerType,
-            createdAfter: normalizeDateTime(q.createdAfter),
-            createdBefore: normalizeDateTime(q.createdBefore),
-            updatedAfter: normalizeDateTime(q.updatedAfter),
-            updatedBefore: normalizeDateTime(q.updatedBefore),
-            region: q.region,
-            currency: q.currency,
-            // Addresses are stored lowercase (they are case-insensitive).
-            umaAddress: q.umaAddress?.toLowerCase(),
-            includeDeleted: q.isIncludingDeleted ?? false,
-          },
-          limit,
-          decodeCursor(q.cursor),
-        );
-        return toPage(rows, limit, totalCount, customerToWire);
+        const filter = {
+          platformCustomerId: q.platformCustomerId,
+          customerType: q.customerType,
+          createdAfter: normalizeDateTime(q.createdAfter),
+          createdBefore: normalizeDateTime(q.createdBefore),
+          updatedAfter: normalizeDateTime(q.updatedAfter),
+          updatedBefore: normalizeDateTime(q.updatedBefore),
+          region: q.region,
+          currency: q.currency,
+          // Addresses are stored lowercase (they are case-insensitive).
+          umaAddress: q.umaAddress?.toLowerCase(),
+          includeDeleted: q.isIncludingDeleted ?? false,
+        };
+        return toWirePage(await listCustomers(ctx, platformOf(req).platform, filter, pageRequest(q)));
       },
     );
 

@@ -6,6 +6,7 @@
 import { Type, type SchemaOptions, type Static, type TObject, type TUnion } from '@sinclair/typebox';
 import { CurrencyCode, DateTime, IdString, Obj, Page, PageQueryFields } from '../../http/schemas.ts';
 import { InternalAccountSchema, InternalAccountType } from '../internal-accounts/internal-accounts.schemas.ts';
+import { BeneficialOwnerSchema } from '../kyc/beneficial-owners.schemas.ts';
 
 /** An enum of string literals. */
 function Enum<T extends string>(values: readonly T[], options: SchemaOptions = {}) {
@@ -320,6 +321,9 @@ export const BusinessCustomerSchema = Obj(
     kybStatus: KybStatusSchema,
     address: Type.Optional(AddressSchema),
     businessInfo: Type.Optional(BusinessInfoResponseSchema),
+    beneficialOwners: Type.Array(BeneficialOwnerSchema, {
+      description: "The business's beneficial owners, directors and officers (`/beneficial-owners`), oldest first; `[]` until one is added",
+    }),
   },
   { title: 'BusinessCustomer' },
 );

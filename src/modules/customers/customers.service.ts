@@ -14,22 +14,30 @@
  * - Individual `kycStatus` at creation: sandbox platforms follow the `fullName` suffix table;
  *   production platforms start APPROVED when regulated, UNVERIFIED otherwise. Business customers
  *   always start `kybStatus` UNVERIFIED.
+ * - A business on the wire carries its beneficial owners (`beneficialOwners`, oldest first, `[]`
+ *   when it has none), read in one query for any number of customers (a list page, an event).
  */
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { type ApiError, errors } from '../../http/errors.ts';
+import { type Page, type PageRequest, pageOf } from '../../lib/paging.ts';
 import type { LockOptions } from '../../store/row-lock.ts';
 import type { CustomerRow, Database, PlatformRow } from '../../store/schema.ts';
 import type { Unit } from '../../unit.ts';
 import type { WebhookType } from '../../webhook-delivery/catalogue.ts';
 import { findCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { createInternalAccount, holdingTypeFor } from '../internal-accounts/internal-accounts.service.ts';
+import { beneficialOwnersOfCustomers } from '../kyc/beneficial-owners.repo.ts';
+import type { BeneficialOwnerWire } from '../kyc/beneficial-owners.schemas.ts';
+import { beneficialOwnerToWire } from '../kyc/beneficial-owners.wire.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
 import {
+  type CustomerFilter,
   findActiveByPlatformCustomerId,
   findActiveByUmaAddress,
   findCustomer,
   insertCustomer,
+  listCustomers as listCustomerRows,
   uniqueViolationOf,
   updateActiveCustomer,
 } from './customers.repo.ts';
@@ -81,7 +89,33 @@ export function customerHolderName(row: CustomerRow, platformName: string): stri
   return customerName(row) ?? platformName;
 }
 
-export function customerToWire(row: CustomerRow): CustomerWire {
+/** A customer's beneficial owners on the wire, oldest first (an individual has none). */
+export type CustomerOwners = readonly BeneficialOwnerWire[];
+
+/** The beneficial owners of the business customers among `rows`, by customer id: one query, none when no row is a business. */
+async function ownersOfCustomers(
+  db: Kysely<Database>,
+  platformId: string,
+  rows: readonly CustomerRow[],
+): Promise<Map<string, BeneficialOwnerWire[]>> {
+  const businessIds = rows.filter((r) => r.customer_type === 'BUSINESS').map((r) => r.id);
+  const out = new Map<string, BeneficialOwnerWire[]>();
+  for (const o of await beneficialOwnersOfCustomers(db, platformId, businessIds)) {
+    const list = out.get(o.customer_id);
+    if (list) list.push(beneficialOwnerToWire(o));
+    else out.set(o.customer_id, [beneficialOwnerToWire(o)]);
+  }
+  return out;
+}
+
+/** One customer on the wire, its beneficial owners read (no query for an individual). */
+async function customerWithOwners(db: Kysely<Database>, row: CustomerRow): Promise<CustomerWire> {
+  const owners = await ownersOfCustomers(db, row.platform_id, [row]);
+  return customerToWire(row, owners.get(row.id) ?? []);
+}
+
+/** The customer on the wire; `owners` are its beneficial owners (ignored for an individual). */
+export function customerToWire(row: CustomerRow, owners: CustomerOwners): CustomerWire {
   const { identifier: _writeOnly, ...data } = parseCustomerData(row);
   const base = {
     id: row.id,
@@ -105,6 +139,7 @@ export function customerToWire(row: CustomerRow): CustomerWire {
       ...(address !== undefined ? { address } : {}),
       // Stored from a create request, so legalName is always present.
       ...(businessInfo !== undefined ? { businessInfo: { ...businessInfo, legalName: businessInfo.legalName ?? '' } } : {}),
+      beneficialOwners: [...owners],
     };
   }
   return { ...base, ...data, customerType: 'INDIVIDUAL', kycStatus: (row.kyc_status ?? 'UNVERIFIED') as VerificationStatus };
@@ -135,9 +170,11 @@ export function customerStatusEventType(customerType: string, status: string): W
   return status === 'PENDING' || status === 'APPROVED' || status === 'REJECTED' ? `CUSTOMER.${kind}_${status}` : undefined;
 }
 
-function emitStatusEvent(u: Unit, row: CustomerRow, status: string): void {
+/** Emits the CUSTOMER.* event for entering `status`, if it has one; the data is the customer as GET returns it. */
+async function emitStatusEvent(u: Unit, row: CustomerRow, status: string, owners?: CustomerOwners): Promise<void> {
   const type = customerStatusEventType(row.customer_type, status);
-  if (type) u.emit(type, row.id, customerToWire(row));
+  if (!type) return;
+  u.emit(type, row.id, owners !== undefined ? customerToWire(row, owners) : await customerWithOwners(u.trx, row));
 }
 
 /**
@@ -164,7 +201,7 @@ export async function setCustomerVerificationStatus(u: Unit, customerId: string,
   const set = row.customer_type === 'BUSINESS' ? { kyb_status: status } : { kyc_status: status };
   if (!(await updateActiveCustomer(u.trx, u.platform.id, row.id, { ...set, updated_at: u.at }))) throw errors.customerDeleted(customerId);
   const updated: CustomerRow = { ...row, ...set, updated_at: u.at };
-  emitStatusEvent(u, updated, status);
+  await emitStatusEvent(u, updated, status);
   return updated;
 }
 
@@ -275,15 +312,28 @@ export async function createCustomer(u: Unit, body: CustomerCreate): Promise<Cus
     rethrowUnique(err, platformCustomerId, umaAddress);
   }
   await ensureCustomerAccounts(u, row.id, currencies);
-  emitStatusEvent(u, row, status);
-  return customerToWire(row);
+  // A new customer has no beneficial owners yet: nothing to read.
+  await emitStatusEvent(u, row, status, []);
+  return customerToWire(row, []);
 }
 
 /** The customer, deleted or not (a deleted one reads with `isDeleted: true`). */
 export async function getCustomer(ctx: AppContext, platform: PlatformRow, id: string): Promise<CustomerWire> {
   const row = await findCustomer(ctx.db, platform.id, id);
   if (!row) throw errors.customerNotFound(id);
-  return customerToWire(row);
+  return customerWithOwners(ctx.db, row);
+}
+
+/** One page of the platform's customers, newest first; the businesses' owners are read in one query for the page. */
+export async function listCustomers(
+  ctx: AppContext,
+  platform: PlatformRow,
+  filter: CustomerFilter,
+  page: PageRequest,
+): Promise<Page<CustomerWire>> {
+  const { rows, totalCount } = await listCustomerRows(ctx.db, platform.id, filter, page.limit, page.afterId);
+  const owners = await ownersOfCustomers(ctx.db, platform.id, rows.slice(0, page.limit));
+  return pageOf(rows, page.limit, totalCount, (r) => customerToWire(r, owners.get(r.id) ?? []));
 }
 
 /**
@@ -337,7 +387,7 @@ export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate):
   // `currencies` still opens any account the customer lacks (e.g. the wallet once USDB is supported).
   if (updated.data === row.data && updated.currencies === row.currencies && updated.uma_address === row.uma_address) {
     if (currencies) await ensureCustomerAccounts(u, row.id, currencies);
-    return customerToWire(row);
+    return customerWithOwners(trx, row);
   }
   try {
     const ok = await updateActiveCustomer(trx, platform.id, row.id, {
@@ -351,7 +401,7 @@ export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate):
     rethrowUnique(err, row.platform_customer_id, umaAddress);
   }
   if (currencies) await ensureCustomerAccounts(u, row.id, currencies);
-  return customerToWire(updated);
+  return customerWithOwners(trx, updated);
 }
 
 /** Soft delete; returns the deleted customer. A second delete is 410 CUSTOMER_DELETED. */
@@ -360,5 +410,5 @@ export async function deleteCustomer(u: Unit, id: string): Promise<CustomerWire>
   const row = await requireCustomer(trx, platform.id, id, { forUpdate: true });
   // Conditional on still being active, so two concurrent deletes give one 200 and one 410.
   if (!(await updateActiveCustomer(trx, platform.id, row.id, { deleted_at: at, updated_at: at }))) throw errors.customerDeleted(id);
-  return customerToWire({ ...row, deleted_at: at, updated_at: at });
+  return customerWithOwners(trx, { ...row, deleted_at: at, updated_at: at });
 }

@@ -30,6 +30,26 @@ export async function allBeneficialOwners(db: Kysely<Database>, platformId: stri
     .execute();
 }
 
+/**
+ * The beneficial owners of several customers in one query (a page of customers embeds them), by
+ * customer and oldest first within each: the order `allBeneficialOwners` gives one customer.
+ */
+export async function beneficialOwnersOfCustomers(
+  db: Kysely<Database>,
+  platformId: string,
+  customerIds: string[],
+): Promise<BeneficialOwnerRow[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .selectFrom('beneficial_owners')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('customer_id', 'in', customerIds)
+    .orderBy('customer_id', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
 /** One page of a customer's beneficial owners, newest first, plus the total. */
 export async function listBeneficialOwners(
   db: Kysely<Database>,

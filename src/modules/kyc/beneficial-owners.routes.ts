@@ -14,12 +14,8 @@ import {
   BeneficialOwnerSchema,
   BeneficialOwnerUpdateSchema,
 } from './beneficial-owners.schemas.ts';
-import {
-  beneficialOwnerToWire,
-  createBeneficialOwner,
-  requireBeneficialOwner,
-  updateBeneficialOwner,
-} from './beneficial-owners.service.ts';
+import { createBeneficialOwner, requireBeneficialOwner, updateBeneficialOwner } from './beneficial-owners.service.ts';
+import { beneficialOwnerToWire } from './beneficial-owners.wire.ts';
 
 const TAG = 'KYC/KYB Verifications';
 

@@ -17,24 +17,11 @@ import {
 import type {
   BeneficialOwnerCreate,
   BeneficialOwnerPersonalInfo,
-  BeneficialOwnerRole,
   BeneficialOwnerUpdate,
   BeneficialOwnerWire,
 } from './beneficial-owners.schemas.ts';
+import { beneficialOwnerToWire } from './beneficial-owners.wire.ts';
 import { kycStatusForName } from './kyc.customers.ts';
-
-export function beneficialOwnerToWire(row: BeneficialOwnerRow): BeneficialOwnerWire {
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    roles: JSON.parse(row.roles) as BeneficialOwnerRole[],
-    ownershipPercentage: Number(row.ownership_percentage),
-    personalInfo: JSON.parse(row.personal_info) as BeneficialOwnerPersonalInfo,
-    kycStatus: row.kyc_status as BeneficialOwnerWire['kycStatus'],
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /** A beneficial owner of this platform, or 404 REFERENCE_NOT_FOUND. */
 export async function requireBeneficialOwner(db: Kysely<Database>, platformId: string, id: string): Promise<BeneficialOwnerRow> {
