@@ -337,6 +337,16 @@ export interface TransactionsTable {
   extra: string | null;
   created_at: string;
   updated_at: string;
+  // Added by migration 0014 (issue #21, wire fidelity); null on rows written before it.
+  /** The agent whose action started the payment (`Agent:…`); null when the platform started it. */
+  agent_id: string | null;
+  /** MANUAL when the request named `paymentRail`, AUTO when Corridor chose it; null without a rail. */
+  rail_selection_mode: string | null;
+  /** When an outgoing payment's delayed sandbox outcome is due; null while not started or when immediate. */
+  expected_settlement_at: string | null;
+  /** A quote payment's fee terms (sending currency): the fixed part and the variable rate in bps. */
+  fee_fixed: number | null;
+  fee_variable_bps: number | null;
 }
 
 export interface QuotesTable {
@@ -366,6 +376,10 @@ export interface QuotesTable {
   expires_at: string;
   created_at: string;
   updated_at: string;
+  // Added by migration 0014 (issue #21); null on quotes priced before it.
+  /** The fee terms the quote was priced with (sending currency): the fixed part and the variable rate in bps. */
+  fee_fixed: number | null;
+  fee_variable_bps: number | null;
 }
 
 export interface Database {
@@ -405,8 +419,12 @@ export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type InternalAccountRow = Selectable<InternalAccountsTable>;
 export type NewInternalAccount = Insertable<InternalAccountsTable>;
 export type CustomerRow = Selectable<CustomersTable>;
-export type TransactionRow = Selectable<TransactionsTable>;
-export type QuoteRow = Selectable<QuotesTable>;
+/** Columns of migration 0014: a row built in code may leave them out (read as null), e.g. the bench's data sets. */
+type TransactionWireColumns = 'agent_id' | 'rail_selection_mode' | 'expected_settlement_at' | 'fee_fixed' | 'fee_variable_bps';
+type QuoteWireColumns = 'fee_fixed' | 'fee_variable_bps';
+export type TransactionRow = Omit<Selectable<TransactionsTable>, TransactionWireColumns> &
+  Partial<Pick<Selectable<TransactionsTable>, TransactionWireColumns>>;
+export type QuoteRow = Omit<Selectable<QuotesTable>, QuoteWireColumns> & Partial<Pick<Selectable<QuotesTable>, QuoteWireColumns>>;
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 export type BeneficialOwnerRow = Selectable<BeneficialOwnersTable>;
 export type DocumentRow = Selectable<DocumentsTable>;

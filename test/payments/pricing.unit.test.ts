@@ -12,6 +12,7 @@ import { ApiError } from '../../src/http/errors.ts';
 import { CURRENCY_CODES } from '../../src/lib/currencies.ts';
 import { applyRate, feesFor, sandboxRate, sendingForReceiving, type FeeTerms } from '../../src/lib/rates.ts';
 import { price, totalForNet } from '../../src/modules/payments/quotes.service.ts';
+import { rateDetailsOf } from '../../src/modules/payments/rate-details.ts';
 
 // An endless pricing loop (the defect) ends this file with a report instead of hanging CI.
 const watchdog = startLoopWatchdog({ hangMs: 10_000 });
@@ -97,5 +98,42 @@ describe('price', () => {
         }
       }
     }
+  });
+});
+
+describe('rateDetails (issue #21)', () => {
+  it("describe every priced quote within the live schema's bounds and reproduce its fees and amounts", () => {
+    fc.assert(
+      fc.property(pair, terms, amount, side, atMs, ([from, to], t, lockedCurrencyAmount, lockedCurrencySide, at) => {
+        const rate = sandboxRate(from, to, at);
+        const priced = returnsOr400(() => price({ lockedCurrencySide, lockedCurrencyAmount }, rate, t));
+        if (!priced) return;
+        const d = rateDetailsOf({
+          exchangeRate: rate.text,
+          fees: priced.fees,
+          feeFixed: priced.terms?.fixedFee ?? 0,
+          feeVariableBps: priced.terms?.variableFeeBps ?? 0,
+        })!;
+        // OutgoingRateDetails: multipliers > 0, fees ≥ 0 (a priced quote's variable fee is under 100 %).
+        expect(d.counterpartyMultiplier).toBeGreaterThan(0);
+        expect(d.gridApiMultiplier).toBeGreaterThan(0);
+        expect(d.gridApiMultiplier).toBeLessThanOrEqual(1);
+        expect(d.counterpartyFixedFee).toBe(0);
+        expect(d.gridApiFixedFee).toBeGreaterThanOrEqual(0);
+        expect(d.gridApiVariableFeeAmount).toBeGreaterThanOrEqual(0);
+        expect(Number.isSafeInteger(d.gridApiVariableFeeAmount)).toBe(true);
+        expect(d.gridApiFixedFee + d.gridApiVariableFeeAmount).toBe(priced.fees);
+        expect(d.gridApiVariableFeeAmount).toBe(Number(feesFor(priced.total, priced.terms).variable));
+        if (lockedCurrencySide === 'SENDING') {
+          const net = BigInt(priced.total) - BigInt(d.gridApiFixedFee) - BigInt(d.gridApiVariableFeeAmount);
+          expect(priced.receiving).toBe(Number(applyRate(net, rate)) - d.counterpartyFixedFee);
+        }
+      }),
+      { numRuns: 1_000, seed: Number(process.env.PRICING_SEED ?? 20261126) },
+    );
+  });
+
+  it('are absent for a row priced before the fee terms were recorded', () => {
+    expect(rateDetailsOf({ exchangeRate: '0.92', fees: 10, feeFixed: null, feeVariableBps: null })).toBeUndefined();
   });
 });

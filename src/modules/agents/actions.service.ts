@@ -69,16 +69,19 @@ export interface ActionSpec {
   request: TransferOut | TransferIn | { walletSignature?: string | undefined };
 }
 
-/** Executes an action's movement through the payment services; returns its transaction id. */
-async function runAction(u: Unit, a: Pick<AgentActionRow, 'type' | 'quote_id' | 'request'>): Promise<string> {
+/**
+ * Executes an action's movement through the payment services; returns its transaction id. The
+ * transaction carries the action's agent as its `agentId`, whether it runs now or on approval.
+ */
+async function runAction(u: Unit, a: Pick<AgentActionRow, 'agent_id' | 'type' | 'quote_id' | 'request'>): Promise<string> {
   const request = JSON.parse(a.request) as unknown;
   switch (a.type) {
     case 'EXECUTE_QUOTE':
-      return (await executeQuote(u, a.quote_id!, (request as { walletSignature?: string }).walletSignature)).transactionId;
+      return (await executeQuote(u, a.quote_id!, (request as { walletSignature?: string }).walletSignature, a.agent_id)).transactionId;
     case 'TRANSFER_OUT':
-      return (await transferOut(u, request as TransferOut)).id;
+      return (await transferOut(u, request as TransferOut, a.agent_id)).id;
     default:
-      return (await transferIn(u, request as TransferIn)).id;
+      return (await transferIn(u, request as TransferIn, a.agent_id)).id;
   }
 }
 

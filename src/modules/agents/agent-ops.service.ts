@@ -103,7 +103,7 @@ export async function createOwnQuote(u: Unit, agent: AgentRow, body: QuoteCreate
   if (dst) internal.push(dst.id);
   requireAllowedAccounts(policyOf(agent), internal);
   const source = body.source.sourceType === 'REALTIME_FUNDING' ? { ...body.source, customerId: agent.customer_id } : body.source;
-  const quote = await createQuote(u, { ...body, source });
+  const quote = await createQuote(u, { ...body, source }, agent.id);
   await insertAgentQuote(u.trx, { quote_id: quote.id, platform_id: u.platform.id, agent_id: agent.id, created_at: quote.createdAt });
   return quote;
 }

@@ -11,6 +11,7 @@ import { externalAccountToWire, sandboxSuffix } from '../external-accounts/exter
 import { fundingInstructions } from '../internal-accounts/funding.ts';
 import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
 import type { Env } from './payment-ledger.ts';
+import type { RailSelectionMode } from './payments.schemas.ts';
 import { findLiveExternalAccount } from './payments.repo.ts';
 import { quoteScenario, sandboxUmaParty, type Scenario } from './sandbox-outcomes.ts';
 
@@ -35,6 +36,8 @@ export interface ResolvedDestination {
   currency: string;
   accountId: string | null;
   paymentRail: string | null;
+  /** MANUAL when the request named the rail, AUTO when Corridor chose it, null without a rail. */
+  railSelectionMode: RailSelectionMode | null;
   scenario: Scenario;
   wire: Record<string, unknown> & { destinationType: string };
 }
@@ -137,6 +140,7 @@ export async function resolveDestination(env: Env, d: DestinationBody): Promise<
       currency: receiver.currency,
       accountId: d.umaAddress.toLowerCase(),
       paymentRail: null,
+      railSelectionMode: null,
       scenario: receiver.scenario,
       wire: { destinationType: 'UMA_ADDRESS', umaAddress: d.umaAddress, currency: receiver.currency },
     };
@@ -148,15 +152,18 @@ export async function resolveDestination(env: Env, d: DestinationBody): Promise<
       currency: acct.currency,
       accountId: acct.id,
       paymentRail: null,
+      railSelectionMode: null,
       scenario: { kind: 'SUCCESS', delayMs: 0 },
       wire: { destinationType: 'ACCOUNT', accountId: acct.id, currency: acct.currency },
     };
   }
   const ext = await liveExternalAccount(env, d.accountId);
+  const paymentRail = chooseRail(ext, d.paymentRail, 'destination.paymentRail');
   return {
     currency: ext.currency,
     accountId: ext.id,
-    paymentRail: chooseRail(ext, d.paymentRail, 'destination.paymentRail'),
+    paymentRail,
+    railSelectionMode: railSelectionMode(paymentRail, d.paymentRail),
     scenario: quoteScenario(sandboxSuffix(ext)),
     wire: { destinationType: 'ACCOUNT', accountId: ext.id, currency: ext.currency },
   };
@@ -171,4 +178,10 @@ export function chooseRail(ext: ExternalAccountRow, requested: string | undefine
     return requested;
   }
   return rails[0] ?? payoutRailFor(ext.currency) ?? null;
+}
+
+/** How `rail` was chosen: MANUAL when the request named it (`requested`), AUTO when Corridor did; null without a rail. */
+export function railSelectionMode(rail: string | null, requested: string | undefined): RailSelectionMode | null {
+  if (rail === null) return null;
+  return requested ? 'MANUAL' : 'AUTO';
 }

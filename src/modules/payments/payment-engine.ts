@@ -29,6 +29,7 @@ import {
   transitionQuote,
   transitionTransaction,
 } from './payments.repo.ts';
+import { rateDetailsOf } from './rate-details.ts';
 import { parseScenario, type RefundReason } from './sandbox-outcomes.ts';
 
 export { envOf, holdIncoming, holdOutgoing, requireFunds, type Env } from './payment-ledger.ts';
@@ -69,7 +70,9 @@ export function transactionToWire(t: TransactionRow): TransactionWire {
     updatedAt: t.updated_at,
   };
   if (t.quote_id) w.quoteId = t.quote_id;
+  if (t.agent_id) w.agentId = t.agent_id;
   if (t.description) w.description = t.description;
+  if (t.type === 'OUTGOING') outgoingFields(w, t);
   if (t.failure_reason) w.failureReason = t.failure_reason;
   if (t.refund) w.refund = JSON.parse(t.refund) as RefundWire;
   if (t.settled_at) w.settledAt = t.settled_at;
@@ -80,6 +83,25 @@ export function transactionToWire(t: TransactionRow): TransactionWire {
     if (extra.purposeOfPayment) w.purposeOfPayment = extra.purposeOfPayment;
   }
   return w;
+}
+
+/**
+ * The live OutgoingTransaction's own fields: the quote's rate details (a quote payment), how the
+ * rail was chosen, and when the payment is expected to settle (docs/decisions.md, "Wire fidelity").
+ */
+function outgoingFields(w: TransactionWire, t: TransactionRow): void {
+  const rateDetails = rateDetailsOf({
+    exchangeRate: t.exchange_rate,
+    fees: Number(t.fees),
+    feeFixed: t.fee_fixed,
+    feeVariableBps: t.fee_variable_bps,
+  });
+  if (rateDetails) w.rateDetails = rateDetails;
+  w.railSelectionMode = t.payment_rail && t.rail_selection_mode ? (t.rail_selection_mode as TransactionWire['railSelectionMode']) : null;
+  const expected = t.expected_settlement_at ?? null;
+  w.expectedSettlementAt = expected;
+  // From the transaction's creation: for a quote payment, when the quote was created.
+  w.settlementTimelineSeconds = expected === null ? null : Math.max(0, Math.ceil((Date.parse(expected) - Date.parse(t.created_at)) / 1000));
 }
 
 /** Emits `<INCOMING|OUTGOING>_PAYMENT.<suffix>` carrying the transaction as it now is. */

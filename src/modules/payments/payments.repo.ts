@@ -52,10 +52,23 @@ const insertTransactionRow = preparedInsert<'transactions', TransactionRow>('tra
   extra: true,
   created_at: true,
   updated_at: true,
+  agent_id: true,
+  rail_selection_mode: true,
+  expected_settlement_at: true,
+  fee_fixed: true,
+  fee_variable_bps: true,
 });
 
 export function insertTransaction(db: Kysely<Database>, row: TransactionRow): Maybe<unknown> {
-  return insertTransactionRow.run(db, row);
+  // The columns of migration 0014 may be left out of a row built in code: they are written as null.
+  return insertTransactionRow.run(db, {
+    ...row,
+    agent_id: row.agent_id ?? null,
+    rail_selection_mode: row.rail_selection_mode ?? null,
+    expected_settlement_at: row.expected_settlement_at ?? null,
+    fee_fixed: row.fee_fixed ?? null,
+    fee_variable_bps: row.fee_variable_bps ?? null,
+  });
 }
 
 const selectTransaction = prepared((db, a: { platformId: string; id: string }) =>
@@ -254,10 +267,12 @@ const insertQuoteRow = preparedInsert('quotes', {
   expires_at: true,
   created_at: true,
   updated_at: true,
+  fee_fixed: true,
+  fee_variable_bps: true,
 });
 
 export function insertQuote(db: Kysely<Database>, row: QuoteRow): Maybe<unknown> {
-  return insertQuoteRow.run(db, row);
+  return insertQuoteRow.run(db, { ...row, fee_fixed: row.fee_fixed ?? null, fee_variable_bps: row.fee_variable_bps ?? null });
 }
 
 /** A quote of the platform; `forUpdate` holds its row until the caller's transaction ends. */

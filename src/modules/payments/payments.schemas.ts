@@ -108,6 +108,39 @@ export const QuoteCreateSchema = Obj(
 );
 export type QuoteCreate = Static<typeof QuoteCreateSchema>;
 
+/**
+ * How a quote's amounts were priced, in the live API's terms (docs/decisions.md, "Wire fidelity"):
+ * Corridor has no mSATs leg, so the intermediate unit is the sending currency's smallest unit.
+ */
+export const OutgoingRateDetailsSchema = Obj(
+  {
+    counterpartyMultiplier: Type.Number({
+      exclusiveMinimum: 0,
+      description: "Receiving smallest units per sending smallest unit: the quote's exchange rate",
+    }),
+    counterpartyFixedFee: Type.Integer({
+      minimum: 0,
+      description: 'Fixed fee on the receiving side (smallest unit of the receiving currency); Corridor charges none',
+    }),
+    gridApiMultiplier: Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Sending smallest units kept per sending smallest unit after the variable fee: 1 − gridApiVariableFeeRate',
+    }),
+    gridApiFixedFee: Type.Integer({ minimum: 0, description: 'Fixed fee, in the smallest unit of the sending currency' }),
+    gridApiVariableFeeRate: Type.Number({ minimum: 0, description: 'Variable fee as a fraction of the sending amount (30 bps is 0.003)' }),
+    gridApiVariableFeeAmount: Type.Integer({
+      minimum: 0,
+      description: 'Variable fee, in the smallest unit of the sending currency: the sending amount times the rate, rounded half up',
+    }),
+  },
+  { title: 'OutgoingRateDetails' },
+);
+export type RateDetailsWire = Static<typeof OutgoingRateDetailsSchema>;
+
+/** How the payment rail was chosen: MANUAL when the request named `paymentRail`, AUTO when Corridor picked it. */
+export const RailSelectionModeSchema = StrEnum(['AUTO', 'MANUAL'], 'How the payment rail was chosen');
+export type RailSelectionMode = Static<typeof RailSelectionModeSchema>;
+
 export const QuoteStatus = StrEnum(['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED']);
 
 export const QuoteSchema = Obj(
@@ -128,6 +161,7 @@ export const QuoteSchema = Obj(
     paymentInstructions: Type.Optional(Type.Array(FundingInstructionSchema)),
     transactionId: Type.String(),
     description: Type.Optional(Type.String()),
+    rateDetails: Type.Optional(OutgoingRateDetailsSchema),
   },
   { title: 'Quote' },
 );
@@ -173,8 +207,21 @@ export const TransactionSchema = Obj(
     platformFees: Type.Optional(Type.Integer()),
     exchangeRate: Type.Number(),
     quoteId: Type.Optional(Type.String()),
+    agentId: Type.Optional(Type.String({ description: 'The agent that started this payment; absent when the platform did' })),
     description: Type.Optional(Type.String()),
+    rateDetails: Type.Optional(OutgoingRateDetailsSchema),
     paymentRail: Type.Optional(Type.Union([PaymentRailSchema, Type.Null()])),
+    railSelectionMode: Type.Optional(Type.Union([RailSelectionModeSchema, Type.Null()], { description: 'Outgoing: null without a rail' })),
+    expectedSettlementAt: Type.Optional(
+      Type.Union([DateTime, Type.Null()], {
+        description: 'Outgoing: when the payment is expected to settle; null when it settles at once or has not started',
+      }),
+    ),
+    settlementTimelineSeconds: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+        description: 'Outgoing: seconds from creation (of the quote, for a quote payment) to expectedSettlementAt; null when that is null',
+      }),
+    ),
     reconciliationInstructions: Obj({ reference: Type.String() }),
     failureReason: Type.Optional(Type.String()),
     refund: Type.Optional(RefundSchema),

@@ -20,6 +20,8 @@ import { settingsOf } from '../platforms/platform-settings.ts';
 import { resolveDestination, resolveSource, type ResolvedDestination, type ResolvedSource } from './parties.ts';
 import { emitPayment, type Env, envOf, failsAtOnce, holdOutgoing, requireFunds, scheduleOutcome } from './payment-engine.ts';
 import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
+import { rateDetailsOf } from './rate-details.ts';
+import { expectedSettlementAt } from './sandbox-outcomes.ts';
 import { findQuote, findTransaction, insertQuote, insertTransaction, transitionQuote, transitionTransaction } from './payments.repo.ts';
 
 /** How long a locked quote's rate holds: the live API's "typically 1–5 minutes". */
@@ -44,6 +46,13 @@ export function quoteToWire(q: QuoteRow, nowMs: number): QuoteWire {
     platformFeesIncluded: Number(q.platform_fees_included),
     transactionId: q.transaction_id,
   };
+  const rateDetails = rateDetailsOf({
+    exchangeRate: q.exchange_rate,
+    fees: Number(q.fees_included),
+    feeFixed: q.fee_fixed,
+    feeVariableBps: q.fee_variable_bps,
+  });
+  if (rateDetails) w.rateDetails = rateDetails;
   if (q.payment_instructions) w.paymentInstructions = JSON.parse(q.payment_instructions) as QuoteWire['paymentInstructions'];
   if (q.description) w.description = q.description;
   return w;
@@ -54,6 +63,8 @@ interface Priced {
   receiving: number;
   fees: number;
   rate: Rate;
+  /** The fee terms applied (none: no fees), kept with the quote for its rate details. */
+  terms: FeeTerms | undefined;
 }
 
 /**
@@ -71,11 +82,11 @@ export function price(
   if (body.lockedCurrencySide === 'SENDING') {
     const total = BigInt(body.lockedCurrencyAmount);
     const fees = feesFor(total, t);
-    return finish(total, receivingAmount(total, fees, rate), fees.total, rate);
+    return finish(total, receivingAmount(total, fees, rate), fees.total, rate, t);
   }
   const receiving = BigInt(body.lockedCurrencyAmount);
   const total = totalForNet(sendingForReceiving(receiving, rate), t);
-  return finish(total, receiving, feesFor(total, t).total, rate);
+  return finish(total, receiving, feesFor(total, t).total, rate, t);
 }
 
 /**
@@ -110,7 +121,7 @@ export function totalForNet(net: bigint, t: FeeTerms | undefined): bigint {
   return hi;
 }
 
-function finish(total: bigint, receiving: bigint, fees: bigint, rate: Rate): Priced {
+function finish(total: bigint, receiving: bigint, fees: bigint, rate: Rate, terms: FeeTerms | undefined): Priced {
   if (total > BigInt(Number.MAX_SAFE_INTEGER) || receiving > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw errors.amountOutOfRange('The quote amounts exceed the largest supported amount', [
       { field: 'lockedCurrencyAmount', message: 'too large' },
@@ -121,7 +132,7 @@ function finish(total: bigint, receiving: bigint, fees: bigint, rate: Rate): Pri
       { field: 'lockedCurrencyAmount', message: 'too small to cover the fees' },
     ]);
   }
-  return { total: Number(total), receiving: Number(receiving), fees: Number(fees), rate };
+  return { total: Number(total), receiving: Number(receiving), fees: Number(fees), rate, terms };
 }
 
 /**
@@ -138,8 +149,11 @@ function overrideTerms(o: NonNullable<QuoteCreate['platformFeeOverride']>, sourc
   return { fixedFee: o.platformFixedFee.amount, variableFeeBps: o.platformVariableFeeBps };
 }
 
-/** Creates a quote (and its PENDING transaction); executes it at once when asked. */
-export async function createQuote(u: Unit, body: QuoteCreate): Promise<QuoteWire> {
+/**
+ * Creates a quote (and its PENDING transaction); executes it at once when asked. `agentId`: the agent
+ * creating it (POST /agents/me/quotes), whose payment it then is (the transaction's `agentId`).
+ */
+export async function createQuote(u: Unit, body: QuoteCreate, agentId?: string): Promise<QuoteWire> {
   const env = envOf(u);
   const source = await resolveSource(env, body.source);
   const destination = await resolveDestination(env, body.destination);
@@ -162,7 +176,7 @@ export async function createQuote(u: Unit, body: QuoteCreate): Promise<QuoteWire
 
   const quoteId = u.deps.ids.next('Quote');
   const reference = newFundingReference(u.deps);
-  const txn = newQuoteTransaction(u, body, source, destination, priced, quoteId, reference);
+  const txn = newQuoteTransaction(u, body, source, destination, priced, quoteId, reference, agentId ?? null);
   const quote: QuoteRow = {
     id: quoteId,
     platform_id: u.platform.id,
@@ -180,6 +194,8 @@ export async function createQuote(u: Unit, body: QuoteCreate): Promise<QuoteWire
     exchange_rate: rate.text,
     fees_included: priced.fees,
     platform_fees_included: priced.fees,
+    fee_fixed: priced.terms?.fixedFee ?? 0,
+    fee_variable_bps: priced.terms?.variableFeeBps ?? 0,
     description: body.description ?? null,
     payment_instructions: paymentInstructions(source, reference, priced.total),
     funding_reference: source.realtime ? reference : null,
@@ -203,6 +219,7 @@ function newQuoteTransaction(
   p: Priced,
   quoteId: string,
   reference: string,
+  agentId: string | null,
 ): TransactionRow {
   const extra: Record<string, unknown> = {};
   if (body.remittanceInformation) extra.remittanceInformation = body.remittanceInformation;
@@ -226,13 +243,20 @@ function newQuoteTransaction(
     received_amount: p.receiving,
     received_currency: d.currency,
     fees: p.fees,
+    // Every fee Corridor charges is the platform's (its feeConfigs, or this quote's override).
     platform_fees: p.fees,
+    fee_fixed: p.terms?.fixedFee ?? 0,
+    fee_variable_bps: p.terms?.variableFeeBps ?? 0,
     exchange_rate: p.rate.text,
     quote_id: quoteId,
     description: body.description ?? null,
     reference,
     payment_rail: d.paymentRail,
+    rail_selection_mode: d.railSelectionMode,
     scenario: JSON.stringify(d.scenario),
+    // Known once the payment starts (execution): its outcome's delay runs from then.
+    expected_settlement_at: null,
+    agent_id: agentId,
     failure_reason: null,
     refund: null,
     settled_at: null,
@@ -274,7 +298,7 @@ function paymentInstructions(s: ResolvedSource, reference: string, amount: numbe
  */
 async function createExecuted(env: Env, source: ResolvedSource, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
   const { u } = env;
-  const processing = { ...txn, status: 'PROCESSING' };
+  const processing = { ...txn, status: 'PROCESSING', expected_settlement_at: expectedSettlementAt(txn.scenario, u.nowMs) };
   if (source.internalAccount) requireFunds(source.internalAccount, Number(processing.sent_amount));
   emitPayment(env, txn, 'PENDING');
   await insertTransaction(u.trx, processing);
@@ -288,16 +312,25 @@ async function createExecuted(env: Env, source: ResolvedSource, quote: QuoteRow,
   return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING' };
 }
 
-/** Takes the money and starts the payment: quote and transaction move to PROCESSING. */
-async function execute(env: Env, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
+/**
+ * Takes the money and starts the payment: quote and transaction move to PROCESSING. `agentId`: the
+ * agent whose action executes it (its own quote, so already the transaction's).
+ */
+async function execute(env: Env, quote: QuoteRow, txn: TransactionRow, agentId?: string): Promise<QuoteRow> {
   const { u } = env;
-  if (!(await transitionTransaction(u.trx, txn.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at }))) {
+  const started = {
+    status: 'PROCESSING',
+    updated_at: u.at,
+    expected_settlement_at: expectedSettlementAt(txn.scenario, u.nowMs),
+    ...(agentId ? { agent_id: agentId } : {}),
+  };
+  if (!(await transitionTransaction(u.trx, txn.id, ['PENDING'], started))) {
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
   if (!(await transitionQuote(u.trx, quote.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at }))) {
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
-  const processing = { ...txn, status: 'PROCESSING', updated_at: u.at };
+  const processing = { ...txn, ...started };
   await holdOutgoing(env, processing);
   emitPayment(env, processing, 'PROCESSING');
   const after = await scheduleOutcome(env, processing);
@@ -359,12 +392,13 @@ export async function executeQuoteSigned(
 
 /**
  * Executes a locked quote with the stamp form only: an embedded-wallet source needs `walletStamp`
- * over the quote's own payloadToSign (an agent action's execute, at submission and at approval).
+ * over the quote's own payloadToSign (an agent action's execute, at submission and at approval, by
+ * the agent `agentId`).
  */
-export async function executeQuote(u: Unit, quoteId: string, walletStamp: string | undefined): Promise<QuoteWire> {
+export async function executeQuote(u: Unit, quoteId: string, walletStamp: string | undefined, agentId?: string): Promise<QuoteWire> {
   const { quote, txn, walletId } = await executable(u, quoteId);
   if (walletId !== undefined) await checkExecuteStamp(u, walletStamp, walletId, walletPayloadOf(quote));
-  return quoteToWire(await execute(envOf(u), quote, txn), u.nowMs);
+  return quoteToWire(await execute(envOf(u), quote, txn, agentId), u.nowMs);
 }
 
 /** GET /quotes/{id}: the quote as the platform sees it at platform time `nowMs`. */

@@ -1,4 +1,5 @@
 import { errors } from '../../http/errors.ts';
+import { iso } from '../../lib/time.ts';
 
 /**
  * The sandbox rail: which outcome a payment gets, chosen from the spec's magic values when the
@@ -110,4 +111,15 @@ export function sandboxUmaParty(address: string, sandboxDomain: string, field: s
 
 export function parseScenario(text: string): Scenario {
   return JSON.parse(text) as Scenario;
+}
+
+/**
+ * When a payment whose outcome starts at `startMs` is expected to settle: when its delayed outcome
+ * (settlement, or the failure that ends a pending transfer) is due. Null when that outcome comes at
+ * once (the job runner's next turn, or inside the request): the live API's "instant".
+ */
+export function expectedSettlementAt(scenario: string, startMs: number): string | null {
+  const s = parseScenario(scenario);
+  const delayMs = s.kind === 'SUCCESS' ? s.delayMs : s.kind === 'FAIL' && s.delayMs !== 'now' ? s.delayMs : 0;
+  return delayMs > 0 ? iso(startMs + delayMs) : null;
 }

@@ -17,7 +17,7 @@ import { settingsOf } from '../platforms/platform-settings.ts';
 import { completePayment, emitPayment, envOf, holdOutgoing, scheduleOutcome, transactionToWire } from './payment-engine.ts';
 import type { TransactionWire } from './payments.schemas.ts';
 import { findQuote, insertTransaction, transitionQuote, transitionTransaction } from './payments.repo.ts';
-import { sandboxUmaParty } from './sandbox-outcomes.ts';
+import { expectedSettlementAt, sandboxUmaParty } from './sandbox-outcomes.ts';
 import { APPROVAL_WINDOW_MS, getTransaction, JOB_APPROVAL_TIMEOUT, refuseIncoming } from './transactions.service.ts';
 
 export interface SandboxUmaReceive {
@@ -93,6 +93,11 @@ export async function sandboxUmaReceive(u: Unit, body: SandboxUmaReceive): Promi
     extra: JSON.stringify({ awaitingApproval: approvalNeeded }),
     created_at: u.at,
     updated_at: u.at,
+    agent_id: null,
+    rail_selection_mode: null,
+    expected_settlement_at: null,
+    fee_fixed: null,
+    fee_variable_bps: null,
   };
   await insertTransaction(u.trx, t);
   emitPayment(env, t, 'PENDING');
@@ -120,10 +125,17 @@ export async function sandboxSend(u: Unit, body: SandboxSend): Promise<Transacti
   if (body.currencyCode !== quote.sending_currency) throw errors.fundingCurrencyMismatch(quote.sending_currency);
   const txn = await getTransaction(u.trx, u.platform.id, quote.transaction_id);
   const paid = body.currencyAmount ?? Number(quote.total_sending_amount);
+  const funded = paid === Number(quote.total_sending_amount);
+  // Paid in full, the payment starts now and its outcome's delay runs from here.
+  const started = {
+    status: 'PROCESSING',
+    updated_at: u.at,
+    expected_settlement_at: funded ? expectedSettlementAt(txn.scenario, u.nowMs) : null,
+  };
   await transitionQuote(u.trx, quote.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at });
-  await transitionTransaction(u.trx, txn.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at });
-  const processing = { ...txn, status: 'PROCESSING', updated_at: u.at };
-  if (paid !== Number(quote.total_sending_amount)) {
+  await transitionTransaction(u.trx, txn.id, ['PENDING'], started);
+  const processing = { ...txn, ...started };
+  if (!funded) {
     // The payer's money never entered the ledger: it bounces back to them.
     const set = { status: 'FAILED', failure_reason: 'FUNDING_AMOUNT_MISMATCH', updated_at: u.at };
     await transitionTransaction(u.trx, txn.id, ['PROCESSING'], set);

@@ -22,9 +22,9 @@ import {
   scheduleOutcome,
   transactionToWire,
 } from './payment-engine.ts';
-import { activeInternalAccount, chooseRail, liveExternalAccount, PULLABLE_ACCOUNT_TYPES } from './parties.ts';
+import { activeInternalAccount, chooseRail, liveExternalAccount, PULLABLE_ACCOUNT_TYPES, railSelectionMode } from './parties.ts';
 import type { TransactionWire, TransferIn, TransferOut } from './payments.schemas.ts';
-import { transferScenario } from './sandbox-outcomes.ts';
+import { expectedSettlementAt, transferScenario } from './sandbox-outcomes.ts';
 import { insertTransaction } from './payments.repo.ts';
 
 /** Transfers move one currency; a conversion goes through a quote. */
@@ -66,7 +66,11 @@ function baseRow(
     | 'created_at'
     | 'updated_at'
     | 'reference'
-  >,
+    | 'fee_fixed'
+    | 'fee_variable_bps'
+  > &
+    // Optional on a row (migration 0014), but every transfer states them.
+    Required<Pick<TransactionRow, 'agent_id' | 'rail_selection_mode' | 'expected_settlement_at'>>,
 ): TransactionRow {
   return {
     id: env.u.deps.ids.next('Transaction'),
@@ -84,11 +88,17 @@ function baseRow(
     reference: newFundingReference(env.u.deps),
     created_at: env.u.at,
     updated_at: env.u.at,
+    fee_fixed: null,
+    fee_variable_bps: null,
     ...fields,
   };
 }
 
-export async function transferOut(u: Unit, body: TransferOut): Promise<TransactionWire> {
+/**
+ * POST /transfer-out, or an agent's transfer-out action (`agentId`: the agent that started it, shown
+ * as the transaction's `agentId`).
+ */
+export async function transferOut(u: Unit, body: TransferOut, agentId?: string): Promise<TransactionWire> {
   const env = envOf(u);
   const source = await activeInternalAccount(env, body.source.accountId, 'source.accountId');
   // An embedded wallet is self-custodial: its money leaves only on a wallet-session signature, and
@@ -105,6 +115,8 @@ export async function transferOut(u: Unit, body: TransferOut): Promise<Transacti
   const extra: Record<string, unknown> = {};
   if (body.remittanceInformation) extra.remittanceInformation = body.remittanceInformation;
   if (body.purposeOfPayment) extra.purposeOfPayment = body.purposeOfPayment;
+  const rail = chooseRail(dest, body.destination.paymentRail, 'destination.paymentRail');
+  const scenario = JSON.stringify(transferScenario(sandboxSuffix(dest), false));
   const txn = baseRow(env, {
     ...(await owner(env, source.customer_id)),
     type: 'OUTGOING',
@@ -119,8 +131,12 @@ export async function transferOut(u: Unit, body: TransferOut): Promise<Transacti
     sent_currency: source.currency,
     received_amount: amount,
     received_currency: dest.currency,
-    payment_rail: chooseRail(dest, body.destination.paymentRail, 'destination.paymentRail'),
-    scenario: JSON.stringify(transferScenario(sandboxSuffix(dest), false)),
+    payment_rail: rail,
+    rail_selection_mode: railSelectionMode(rail, body.destination.paymentRail),
+    scenario,
+    // The outcome is scheduled in this request: its delay is known now.
+    expected_settlement_at: expectedSettlementAt(scenario, u.nowMs),
+    agent_id: agentId ?? null,
     extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
   });
   // A real shortfall is refused before anything is written (from the balance read above), and the
@@ -132,7 +148,8 @@ export async function transferOut(u: Unit, body: TransferOut): Promise<Transacti
   return transactionToWire(await scheduleOutcome(env, txn));
 }
 
-export async function transferIn(u: Unit, body: TransferIn): Promise<TransactionWire> {
+/** POST /transfer-in, or an agent's transfer-in action (`agentId`, as for transferOut). */
+export async function transferIn(u: Unit, body: TransferIn, agentId?: string): Promise<TransactionWire> {
   const env = envOf(u);
   const source = await liveExternalAccount(env, body.source.accountId);
   if (!PULLABLE_ACCOUNT_TYPES.has(source.account_type)) {
@@ -160,7 +177,11 @@ export async function transferIn(u: Unit, body: TransferIn): Promise<Transaction
     received_amount: body.amount,
     received_currency: dest.currency,
     payment_rail: 'ACH',
+    rail_selection_mode: 'AUTO',
     scenario: JSON.stringify(transferScenario(sandboxSuffix(source), true)),
+    // The live IncomingTransaction has no expected settlement.
+    expected_settlement_at: null,
+    agent_id: agentId ?? null,
     extra: null,
   });
   await insertTransaction(u.trx, txn);

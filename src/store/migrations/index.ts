@@ -13,6 +13,7 @@ import { m0010TransactionListIndexes } from './0010_transaction_list_indexes.ts'
 import { m0011OutboxClaim } from './0011_outbox_claim.ts';
 import { m0012BootstrapPlatform } from './0012_bootstrap_platform.ts';
 import { m0013SessionClientKey } from './0013_session_client_key.ts';
+import { m0014TransactionWireFields } from './0014_transaction_wire_fields.ts';
 
 export interface Migration {
   name: string;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   m0011OutboxClaim,
   m0012BootstrapPlatform,
   m0013SessionClientKey,
+  m0014TransactionWireFields,
 ];
