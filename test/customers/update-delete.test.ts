@@ -229,7 +229,7 @@ describe('PATCH /customers/{customerId}', () => {
       'platformCustomerId',
     );
     expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', region: 'US' }), 'region');
-    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', kycStatus: 'APPROVED' }), 'kycStatus');
+    expectFieldError(await p.api.patch(`/customers/${c.id}`, { customerType: 'INDIVIDUAL', kycStatus: 'VERIFIED' }), 'kycStatus');
     expectFieldError(
       await p.api.patch(`/customers/${c.id}`, {
         customerType: 'INDIVIDUAL',

@@ -188,3 +188,32 @@ describe('isPlatformAccount on payment instructions (a live response field Corri
     for (const a of theirs.body.data) for (const i of a.fundingPaymentInstructions) expect(i.isPlatformAccount).toBe(false);
   });
 });
+
+describe('a customer sent back with its verification status (the live request schemas declare it)', () => {
+  it('is accepted on create and update, and the status stays the one Corridor decides', async () => {
+    const p = await srv.newPlatform();
+    // Suffix 001: PENDING at creation in the sandbox, whatever the client claims.
+    const c = await p.api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Claims Approved 001', kycStatus: 'APPROVED' });
+    expect(c.status, c.text).toBe(201);
+    expect(c.body.kycStatus).toBe('PENDING');
+    const patched = await p.api.patch(`/customers/${c.body.id}`, {
+      customerType: 'INDIVIDUAL',
+      kycStatus: 'APPROVED',
+      fullName: 'Still Pending 001',
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ kycStatus: 'PENDING', fullName: 'Still Pending 001' });
+    const b = await p.api.post('/customers', {
+      customerType: 'BUSINESS',
+      businessInfo: { legalName: 'Status Co', country: 'US', incorporatedOn: '2018-03-14', taxId: '47-7654321' },
+      kybStatus: 'APPROVED',
+    });
+    expect(b.status, b.text).toBe(201);
+    expect(b.body.kybStatus).toBe('UNVERIFIED');
+    expectError(
+      await p.api.post('/customers', { customerType: 'INDIVIDUAL', fullName: 'Bad Status', kycStatus: 'VERIFIED' }),
+      400,
+      'INVALID_INPUT',
+    );
+  });
+});

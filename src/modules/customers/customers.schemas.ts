@@ -253,12 +253,30 @@ const CreateBaseFields = {
   endUserTermsConsent: Type.Optional(EndUserTermsConsentSchema),
 };
 
+/**
+ * The live request schemas declare the customer's verification status (they reuse the response's
+ * fields); a client that sends it back is accepted, and the value is ignored: the status is set by
+ * the sandbox tables and verifications, never by the platform.
+ */
+const IgnoredKycStatus = {
+  kycStatus: Type.Optional(Enum(VerificationStatusValues, { description: 'Accepted as the live API declares it, and ignored' })),
+};
+const IgnoredKybStatus = {
+  kybStatus: Type.Optional(Enum(VerificationStatusValues, { description: 'Accepted as the live API declares it, and ignored' })),
+};
+
 export const IndividualCustomerCreateSchema = Obj(
-  { customerType: Type.Literal('INDIVIDUAL'), ...CreateBaseFields, ...IndividualWritableFields },
+  { customerType: Type.Literal('INDIVIDUAL'), ...CreateBaseFields, ...IndividualWritableFields, ...IgnoredKycStatus },
   { title: 'IndividualCustomerCreateRequest' },
 );
 export const BusinessCustomerCreateSchema = Obj(
-  { customerType: Type.Literal('BUSINESS'), ...CreateBaseFields, address: Type.Optional(AddressSchema), businessInfo: BusinessInfoSchema },
+  {
+    customerType: Type.Literal('BUSINESS'),
+    ...CreateBaseFields,
+    address: Type.Optional(AddressSchema),
+    businessInfo: BusinessInfoSchema,
+    ...IgnoredKybStatus,
+  },
   { title: 'BusinessCustomerCreateRequest' },
 );
 export const CustomerCreateSchema = OneOf([IndividualCustomerCreateSchema, BusinessCustomerCreateSchema], 'customerType', {
@@ -277,7 +295,7 @@ const UpdateBaseFields = {
 };
 
 export const IndividualCustomerUpdateSchema = Obj(
-  { customerType: Type.Literal('INDIVIDUAL'), ...UpdateBaseFields, ...IndividualWritableFields },
+  { customerType: Type.Literal('INDIVIDUAL'), ...UpdateBaseFields, ...IndividualWritableFields, ...IgnoredKycStatus },
   { title: 'IndividualCustomerUpdateRequest' },
 );
 export const BusinessCustomerUpdateSchema = Obj(
@@ -286,6 +304,7 @@ export const BusinessCustomerUpdateSchema = Obj(
     ...UpdateBaseFields,
     address: Type.Optional(AddressSchema),
     businessInfo: Type.Optional(BusinessInfoUpdateSchema),
+    ...IgnoredKybStatus,
   },
   { title: 'BusinessCustomerUpdateRequest' },
 );

@@ -108,6 +108,13 @@ async function ownersOfCustomers(
   return out;
 }
 
+/** `body` without the verification status the live request schemas let a client send (it is ignored). */
+function withoutStatus<T extends object>(body: T): T {
+  if (!('kycStatus' in body) && !('kybStatus' in body)) return body;
+  const { kycStatus: _kyc, kybStatus: _kyb, ...rest } = body as T & { kycStatus?: unknown; kybStatus?: unknown };
+  return rest as T;
+}
+
 /** One customer on the wire, its beneficial owners read (no query for an individual). */
 async function customerWithOwners(db: Kysely<Database>, row: CustomerRow): Promise<CustomerWire> {
   const owners = await ownersOfCustomers(db, row.platform_id, [row]);
@@ -272,7 +279,15 @@ export async function createCustomer(u: Unit, body: CustomerCreate): Promise<Cus
   const { trx, platform, deps, at } = u;
   const today = at.slice(0, 10);
   const settings = settingsOf(platform);
-  const { customerType, platformCustomerId: givenId, region, currencies: givenCurrencies, umaAddress: givenUma, ...rest } = body;
+  // A verification status in the body is accepted and ignored (customers.schemas.ts, IgnoredKycStatus).
+  const {
+    customerType,
+    platformCustomerId: givenId,
+    region,
+    currencies: givenCurrencies,
+    umaAddress: givenUma,
+    ...rest
+  } = withoutStatus(body);
   let data: CustomerData;
   if (customerType === 'INDIVIDUAL') {
     data = withIssuanceDefault(rest as Omit<IndividualCustomerCreate, BaseKeys>);
@@ -344,7 +359,7 @@ export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate):
   const { trx, platform, at } = u;
   const settings = settingsOf(platform);
   const row = await requireCustomer(trx, platform.id, id, { forUpdate: true });
-  const { customerType, currencies, umaAddress: givenUma, ...rest } = body;
+  const { customerType, currencies, umaAddress: givenUma, ...rest } = withoutStatus(body);
   if (customerType !== row.customer_type) {
     throw errors.invalidInput(`customerType: this customer is ${row.customer_type}`, [
       {
