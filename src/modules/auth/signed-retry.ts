@@ -23,6 +23,7 @@ import { iso } from '../../lib/time.ts';
 import type { AuthRequestRow } from '../../store/schema-auth.ts';
 import { SECRET_COLUMNS, secretRef } from '../../store/secret-box.ts';
 import type { Unit } from '../../unit.ts';
+import { isActiveDelegatedKey } from '../delegated-keys/delegated-keys.repo.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
 import { activeSessionsWithKey, consumeRequest, findRequest, insertRequest } from './auth.repo.ts';
 import type { AuthMethodType } from './auth.schemas.ts';
@@ -33,8 +34,11 @@ export const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 
 /** Who may stamp the retry. */
 export type Signer =
-  /** An active session on the account, optionally not one issued by `excludeCredentialId`. */
-  | { kind: 'account-session'; excludeCredentialId?: string }
+  /**
+   * An active session on the account, optionally not one issued by `excludeCredentialId`; with
+   * `delegatedKeys`, an ACTIVE delegated key of the account too (quote executions: raw-payload signing).
+   */
+  | { kind: 'account-session'; excludeCredentialId?: string; delegatedKeys?: boolean }
   /** This session only (refresh). */
   | { kind: 'session'; sessionId: string }
   /** This exact key (the OTP verify retry: the client's TEK). */
@@ -186,6 +190,9 @@ export async function checkStamp(u: Unit, stamp: string, payload: string, accoun
     return { publicKey: key, sessionId: null };
   }
   const sessions = await activeSessionsWithKey(u.trx, u.platform.id, accountId, key, u.at);
+  if (sessions.length === 0 && signer.kind === 'account-session' && signer.delegatedKeys === true) {
+    if (await isActiveDelegatedKey(u.trx, u.platform.id, accountId, key)) return { publicKey: key, sessionId: null };
+  }
   if (sessions.length === 0)
     throw errors.walletAuthFailed('WALLET_SIGNATURE_INVALID', 'the signing key is not an active session of this wallet');
   if (signer.kind === 'session') {

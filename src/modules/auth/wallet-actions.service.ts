@@ -17,7 +17,7 @@ import type { AccountUpdate } from './auth.schemas.ts';
 import { sealExportBundle } from './crypto.ts';
 import { walletAccount } from './credentials.service.ts';
 import { activityPayload, organizationId } from './payloads.ts';
-import { type Challenge, checkStamp, signedStep, type Signed } from './signed-retry.ts';
+import { type Challenge, checkStamp, signedStep, type Signed, type Signer } from './signed-retry.ts';
 
 /** An exported wallet: its credentials sealed to the client's key. */
 export interface ExportedWallet {
@@ -99,6 +99,12 @@ export async function updateWallet(
 }
 
 /**
+ * Who may sign a quote execute from the wallet: an active session, or an ACTIVE delegated key of the
+ * wallet (a card funding source's key, which Corridor holds and signs card payments with).
+ */
+const EXECUTE_SIGNER: Signer = { kind: 'account-session', delegatedKeys: true };
+
+/**
  * The stamp of a quote execute from an embedded wallet over the quote's own `payloadToSign`
  * (its EMBEDDED_WALLET payment instructions), by an active session of the wallet. There is no
  * Request-Id; the quote itself is single use. (The agents module's execute takes only this form.)
@@ -109,7 +115,7 @@ export async function checkExecuteStamp(u: Unit, stamp: string | undefined, wall
       'WALLET_SIGNATURE_MISSING',
       'Service-Wallet-Signature is required to execute a quote funded from an embedded wallet',
     );
-  await checkStamp(u, stamp, payloadToSign, walletAccountId, { kind: 'account-session' });
+  await checkStamp(u, stamp, payloadToSign, walletAccountId, EXECUTE_SIGNER);
 }
 
 /** The payload of a signed retry that signs `raw` with the wallet `signWith` (Turnkey's sign-raw-payload activity). */
@@ -161,7 +167,7 @@ export async function authorizeWalletExecute(
     accountId: walletAccountId,
     targetId: input.quoteId,
     content: input.content,
-    signer: { kind: 'account-session' },
+    signer: EXECUTE_SIGNER,
     payload: (requestId, nowMs) => signRawPayload(u, requestId, nowMs, quotePayload, walletAccountId),
     // A challenge never outlives its quote (the caller has checked the quote is unexpired).
     ttlMs: Math.min(u.app.config.wallet.challengeSeconds * 1000, Date.parse(input.quoteExpiresAt) - u.nowMs),
