@@ -16,6 +16,7 @@ import { authorizeWalletExecute, checkExecuteStamp } from '../auth/wallet-action
 import { crossCurrencyFeeTerms, sendingLimits } from '../exchange-rates/exchange-rates.service.ts';
 import { findInternalAccount } from '../internal-accounts/internal-accounts.repo.ts';
 import { newFundingReference } from '../internal-accounts/internal-accounts.service.ts';
+import { honourLookup } from '../lookups/lookups.service.ts';
 import { settingsOf } from '../platforms/platform-settings.ts';
 import { resolveDestination, resolveSource, type ResolvedDestination, type ResolvedSource } from './parties.ts';
 import { emitPayment, type Env, envOf, failsAtOnce, holdOutgoing, requireFunds, scheduleOutcome } from './payment-engine.ts';
@@ -157,6 +158,16 @@ export async function createQuote(u: Unit, body: QuoteCreate, agentId?: string):
   const env = envOf(u);
   const source = await resolveSource(env, body.source);
   const destination = await resolveDestination(env, body.destination);
+  // A receiver lookup the request names must be this platform's, live, and made for this receiver and sender.
+  if (body.lookupId !== undefined) {
+    const lookup = {
+      lookupId: body.lookupId,
+      senderCustomerId: source.customerId,
+      destination,
+      senderCustomerInfo: body.senderCustomerInfo,
+    };
+    await honourLookup(u, lookup);
+  }
   const settings = settingsOf(u.platform);
 
   const sendCfg = settings.supportedCurrencies.find((c) => c.currencyCode === source.currency);
