@@ -1,5 +1,6 @@
 /** SQL for external accounts. Every query filters on platform_id; deleted rows are never listed. */
 import type { Kysely } from 'kysely';
+import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, ExternalAccountRow } from '../../store/schema.ts';
 
 /**
@@ -19,13 +20,15 @@ export async function insertExternalAccount(db: Kysely<Database>, row: ExternalA
 
 /**
  * The non-deleted external account with this id on this platform. `scope` 'platform' only finds
- * platform-owned accounts; 'any' finds customer and platform accounts alike.
+ * platform-owned accounts; 'any' finds customer and platform accounts alike. With
+ * `{ forUpdate: true }` the row stays locked until the transaction ends.
  */
 export async function findExternalAccount(
   db: Kysely<Database>,
   platformId: string,
   id: string,
   scope: 'any' | 'platform' = 'any',
+  opts?: LockOptions,
 ): Promise<ExternalAccountRow | undefined> {
   let q = db
     .selectFrom('external_accounts')
@@ -34,7 +37,25 @@ export async function findExternalAccount(
     .where('id', '=', id)
     .where('deleted_at', 'is', null);
   if (scope === 'platform') q = q.where('customer_id', 'is', null);
-  return q.executeTakeFirst();
+  return lockRows(db, q, opts).executeTakeFirst();
+}
+
+/** Sets a live account's status (ownership verification); false when there was no such account. */
+export async function updateExternalAccountStatus(
+  db: Kysely<Database>,
+  platformId: string,
+  id: string,
+  status: string,
+  at: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('external_accounts')
+    .set({ status, updated_at: at })
+    .where('platform_id', '=', platformId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
 }
 
 /** The live account of this platform with this identity key, if any (duplicate detection). */

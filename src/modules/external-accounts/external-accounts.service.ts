@@ -14,19 +14,22 @@
  *   number, IBAN, sort code + account number, wallet address; case-insensitive where the format
  *   is). The second create is 409 CONFLICT with `details.externalAccountId` of the first. Other
  *   owners may register the same account; a deleted account frees its identity.
- * - Accounts are created ACTIVE. Sandbox platforms get `beneficiaryVerificationStatus` from the
- *   last 3 digits of the primary identifier (102 NOT_MATCHED, 103 PARTIAL_MATCH, 104 PENDING,
+ * - Accounts are created ACTIVE, except FIRST_PARTY self-custody wallets, which await their
+ *   ownership verification (PENDING_OWNERSHIP_VERIFICATION; src/modules/ownership/ moves them on
+ *   with `setExternalAccountStatus`). Sandbox platforms get `beneficiaryVerificationStatus` from
+ *   the last 3 digits of the primary identifier (102 NOT_MATCHED, 103 PARTIAL_MATCH, 104 PENDING,
  *   105 → 400 INVALID_BANK_ACCOUNT, 106 UNSUPPORTED, 107 CHECKED_BY_RECEIVING_FI, else MATCHED);
  *   production platforms carry no verification result (no rail was asked).
  * - Delete is soft: the account disappears from reads and lists, its status becomes INACTIVE and
- *   one EXTERNAL_ACCOUNT.STATUS_UPDATED event carries it. Creation emits no event (the account is
- *   born ACTIVE; the 201 is the notice).
+ *   one EXTERNAL_ACCOUNT.STATUS_UPDATED event carries it. Creation emits no event (the 201 is the
+ *   notice); every later status change does.
  */
 import type { AppContext } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import type { ExternalAccountRow } from '../../store/schema.ts';
 import type { Unit } from '../../unit.ts';
 import { requireCustomer } from '../customers/customers.service.ts';
+import { initialExternalAccountStatus } from '../ownership/ownership.rules.ts';
 import { checkAccountInfo, suffixOf, type AccountInfo } from './account-info.ts';
 import { beneficiaryName } from './beneficiary.ts';
 import {
@@ -35,6 +38,7 @@ import {
   findExternalAccount,
   insertExternalAccount,
   softDeleteExternalAccount,
+  updateExternalAccountStatus,
 } from './external-accounts.repo.ts';
 import type { BeneficiaryVerificationStatus, ExternalAccountStatus, ExternalAccountWire } from './external-accounts.schemas.ts';
 
@@ -109,7 +113,11 @@ export async function createExternalAccount(u: Unit, input: ExternalAccountInput
     id: u.deps.ids.next('ExternalAccount'),
     platform_id: platform.id,
     customer_id: customerId ?? null,
-    status: 'ACTIVE',
+    status: initialExternalAccountStatus({
+      accountType: checked.info.accountType,
+      vaspName: checked.info.vaspName,
+      ownershipType: input.ownershipType,
+    }),
     currency: input.currency,
     account_type: checked.info.accountType,
     account_info: JSON.stringify(checked.info),
@@ -161,6 +169,23 @@ export async function deleteExternalAccount(u: Unit, id: string, scope: 'any' | 
     deleted_at: at,
   };
   u.emit('EXTERNAL_ACCOUNT.STATUS_UPDATED', row.id, externalAccountToWire(deleted));
+}
+
+/**
+ * Moves a live account to `status` and emits EXTERNAL_ACCOUNT.STATUS_UPDATED with the account as it
+ * now reads; no write and no event when it is in that status already. The caller holds the row
+ * (read with `{ forUpdate: true }`).
+ */
+export async function setExternalAccountStatus(
+  u: Unit,
+  row: ExternalAccountRow,
+  status: ExternalAccountStatus,
+): Promise<ExternalAccountRow> {
+  if (row.status === status) return row;
+  if (!(await updateExternalAccountStatus(u.trx, u.platform.id, row.id, status, u.at))) throw errors.notFound('External account', row.id);
+  const updated: ExternalAccountRow = { ...row, status, updated_at: u.at };
+  u.emit('EXTERNAL_ACCOUNT.STATUS_UPDATED', row.id, externalAccountToWire(updated));
+  return updated;
 }
 
 export function externalAccountToWire(row: ExternalAccountRow): ExternalAccountWire {
