@@ -8,8 +8,10 @@ import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { decodeCursor, pageRequest, toPage, toWirePage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { created, ok, write } from '../../http/write.ts';
+import { walletSignatureOf } from '../../http/wallet-signature.ts';
+import { accepted, created, ok, write } from '../../http/write.ts';
 import { normalizeDateTime } from '../../lib/time.ts';
+import { SignatureHeaders, SignedRequestChallengeSchema } from '../auth/auth.schemas.ts';
 import { listCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { internalAccountToWire } from '../internal-accounts/internal-accounts.service.ts';
 import { findCustomersByIds } from './customers.repo.ts';
@@ -154,12 +156,23 @@ export function customerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           operationId: 'updateCustomerById',
           tags: [TAG],
           summary: 'Update a customer (partial; currencies replaces the list)',
+          description:
+            "Changing the email (phone number) that the EMAIL_OTP (SMS_OTP) credentials of the customer's embedded wallets sign in " +
+            'with is a signed retry: 202 with a challenge, then the same request stamped by a session of one of those wallets ' +
+            '(Service-Wallet-Signature, or Grid-Wallet-Signature, and Request-Id) updates the customer and those credentials together.',
+          headers: SignatureHeaders,
           params: CustomerIdParams,
           body: CustomerUpdateSchema,
-          response: { 200: CustomerSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
+          response: { 200: CustomerSchema, 202: SignedRequestChallengeSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
         },
       },
-      async (req, reply) => write(ctx, req, reply, async (u) => ok(await updateCustomer(u, req.params.customerId, req.body))),
+      async (req, reply) => {
+        const signature = walletSignatureOf(req);
+        return write(ctx, req, reply, async (u) => {
+          const out = await updateCustomer(u, req.params.customerId, req.body, signature);
+          return out.kind === 'challenge' ? accepted(out.challenge) : ok(out.value);
+        });
+      },
     );
 
     app.delete(

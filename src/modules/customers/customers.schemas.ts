@@ -7,6 +7,7 @@ import { Type, type SchemaOptions, type Static, type TObject, type TUnion } from
 import { CurrencyCode, DateTime, IdString, Obj, Page, PageQueryFields } from '../../http/schemas.ts';
 import { InternalAccountSchema, InternalAccountType } from '../internal-accounts/internal-accounts.schemas.ts';
 import { BeneficialOwnerSchema } from '../kyc/beneficial-owners.schemas.ts';
+import { ContactVerificationSchema } from '../contact-verification/contact-verification.schemas.ts';
 
 /** An enum of string literals. */
 function Enum<T extends string>(values: readonly T[], options: SchemaOptions = {}) {
@@ -325,6 +326,8 @@ const CustomerBaseFields = {
   createdAt: DateTime,
   updatedAt: DateTime,
   isDeleted: Type.Boolean(),
+  /** Read-only: present when the customer must verify its contact details (modules/contact-verification). */
+  contactVerification: Type.Optional(ContactVerificationSchema),
 };
 
 const { identifier: _writeOnly, ...IndividualReadableFields } = IndividualWritableFields;

@@ -20,11 +20,16 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { type ApiError, errors } from '../../http/errors.ts';
+import type { WalletSignature } from '../../http/wallet-signature.ts';
 import { type Page, type PageRequest, pageOf } from '../../lib/paging.ts';
 import type { LockOptions } from '../../store/row-lock.ts';
 import type { CustomerRow, Database, PlatformRow } from '../../store/schema.ts';
 import type { Unit } from '../../unit.ts';
 import type { WebhookType } from '../../webhook-delivery/catalogue.ts';
+import type { Signed } from '../auth/signed-retry.ts';
+import { authorizeContactChange } from '../contact-verification/contact-change.service.ts';
+import type { ContactVerificationWire } from '../contact-verification/contact-verification.schemas.ts';
+import { contactVerificationsOf, contactVerificationWire } from '../contact-verification/contact-verification.status.ts';
 import { findCustomerAccounts } from '../internal-accounts/internal-accounts.repo.ts';
 import { createInternalAccount, holdingTypeFor } from '../internal-accounts/internal-accounts.service.ts';
 import { beneficialOwnersOfCustomers } from '../kyc/beneficial-owners.repo.ts';
@@ -115,14 +120,21 @@ function withoutStatus<T extends object>(body: T): T {
   return rest as T;
 }
 
-/** One customer on the wire, its beneficial owners read (no query for an individual). */
-async function customerWithOwners(db: Kysely<Database>, row: CustomerRow): Promise<CustomerWire> {
+/**
+ * One customer on the wire, its beneficial owners and contact verification read (no query for an
+ * individual, none for a customer that verifies no contact).
+ */
+export async function customerWire(db: Kysely<Database>, platform: PlatformRow, row: CustomerRow): Promise<CustomerWire> {
   const owners = await ownersOfCustomers(db, row.platform_id, [row]);
-  return customerToWire(row, owners.get(row.id) ?? []);
+  const contacts = await contactVerificationsOf(db, platform, [row]);
+  return customerToWire(row, owners.get(row.id) ?? [], contacts.get(row.id));
 }
 
-/** The customer on the wire; `owners` are its beneficial owners (ignored for an individual). */
-export function customerToWire(row: CustomerRow, owners: CustomerOwners): CustomerWire {
+/**
+ * The customer on the wire; `owners` are its beneficial owners (ignored for an individual),
+ * `contact` its contact verification (absent when it verifies nothing).
+ */
+export function customerToWire(row: CustomerRow, owners: CustomerOwners, contact?: ContactVerificationWire): CustomerWire {
   const { identifier: _writeOnly, ...data } = parseCustomerData(row);
   const base = {
     id: row.id,
@@ -133,6 +145,7 @@ export function customerToWire(row: CustomerRow, owners: CustomerOwners): Custom
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     isDeleted: row.deleted_at !== null,
+    ...(contact !== undefined ? { contactVerification: contact } : {}),
   };
   if (row.customer_type === 'BUSINESS') {
     const { businessInfo, address, email, phoneNumber, endUserTermsConsent } = data;
@@ -177,11 +190,14 @@ export function customerStatusEventType(customerType: string, status: string): W
   return status === 'PENDING' || status === 'APPROVED' || status === 'REJECTED' ? `CUSTOMER.${kind}_${status}` : undefined;
 }
 
-/** Emits the CUSTOMER.* event for entering `status`, if it has one; the data is the customer as GET returns it. */
-async function emitStatusEvent(u: Unit, row: CustomerRow, status: string, owners?: CustomerOwners): Promise<void> {
+/**
+ * Emits the CUSTOMER.* event for entering `status`, if it has one; the data is the customer as GET
+ * returns it (`wire` when the caller has it already).
+ */
+async function emitStatusEvent(u: Unit, row: CustomerRow, status: string, wire?: CustomerWire): Promise<void> {
   const type = customerStatusEventType(row.customer_type, status);
   if (!type) return;
-  u.emit(type, row.id, owners !== undefined ? customerToWire(row, owners) : await customerWithOwners(u.trx, row));
+  u.emit(type, row.id, wire ?? (await customerWire(u.trx, u.platform, row)));
 }
 
 /**
@@ -327,16 +343,17 @@ export async function createCustomer(u: Unit, body: CustomerCreate): Promise<Cus
     rethrowUnique(err, platformCustomerId, umaAddress);
   }
   await ensureCustomerAccounts(u, row.id, currencies);
-  // A new customer has no beneficial owners yet: nothing to read.
-  await emitStatusEvent(u, row, status, []);
-  return customerToWire(row, []);
+  // A new customer has no beneficial owners and no verified contact yet: nothing to read.
+  const wire = customerToWire(row, [], contactVerificationWire(platform, row, []));
+  await emitStatusEvent(u, row, status, wire);
+  return wire;
 }
 
 /** The customer, deleted or not (a deleted one reads with `isDeleted: true`). */
 export async function getCustomer(ctx: AppContext, platform: PlatformRow, id: string): Promise<CustomerWire> {
   const row = await findCustomer(ctx.db, platform.id, id);
   if (!row) throw errors.customerNotFound(id);
-  return customerWithOwners(ctx.db, row);
+  return customerWire(ctx.db, platform, row);
 }
 
 /** One page of the platform's customers, newest first; the businesses' owners are read in one query for the page. */
@@ -347,15 +364,25 @@ export async function listCustomers(
   page: PageRequest,
 ): Promise<Page<CustomerWire>> {
   const { rows, totalCount } = await listCustomerRows(ctx.db, platform.id, filter, page.limit, page.afterId);
-  const owners = await ownersOfCustomers(ctx.db, platform.id, rows.slice(0, page.limit));
-  return pageOf(rows, page.limit, totalCount, (r) => customerToWire(r, owners.get(r.id) ?? []));
+  const shown = rows.slice(0, page.limit);
+  const owners = await ownersOfCustomers(ctx.db, platform.id, shown);
+  const contacts = await contactVerificationsOf(ctx.db, platform, shown);
+  return pageOf(rows, page.limit, totalCount, (r) => customerToWire(r, owners.get(r.id) ?? [], contacts.get(r.id)));
 }
 
 /**
  * Partial update: given top-level fields replace the stored ones (`address` as a whole,
  * `currencies` as a list), `businessInfo` merges field by field. New currencies get accounts.
+ * A change of the email (phone number) that EMAIL_OTP (SMS_OTP) credentials of the customer's
+ * embedded wallets sign in with is a signed retry: first a challenge, then — stamped by a session of
+ * one of those wallets — the update together with the credentials (contact-change.service.ts).
  */
-export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate): Promise<CustomerWire> {
+export async function updateCustomer(
+  u: Unit,
+  id: string,
+  body: CustomerUpdate,
+  signature: WalletSignature = { stamp: undefined, requestId: undefined },
+): Promise<Signed<CustomerWire>> {
   const { trx, platform, at } = u;
   const settings = settingsOf(platform);
   const row = await requireCustomer(trx, platform.id, id, { forUpdate: true });
@@ -391,6 +418,14 @@ export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate):
   if (umaAddress !== row.uma_address && (await findActiveByUmaAddress(trx, platform.id, umaAddress, row.id))) {
     throw errors.umaAddressExists(umaAddress);
   }
+  const contact = await authorizeContactChange(u, {
+    customer: row,
+    before: { email: before.email, phoneNumber: before.phoneNumber },
+    after: { email: data.email, phoneNumber: data.phoneNumber },
+    body,
+    signature,
+  });
+  if (contact.kind === 'challenge') return contact;
   const updated: CustomerRow = {
     ...row,
     data: JSON.stringify(data),
@@ -402,7 +437,7 @@ export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate):
   // `currencies` still opens any account the customer lacks (e.g. the wallet once USDB is supported).
   if (updated.data === row.data && updated.currencies === row.currencies && updated.uma_address === row.uma_address) {
     if (currencies) await ensureCustomerAccounts(u, row.id, currencies);
-    return customerWithOwners(trx, row);
+    return { kind: 'done', value: await customerWire(trx, platform, row) };
   }
   try {
     const ok = await updateActiveCustomer(trx, platform.id, row.id, {
@@ -416,7 +451,7 @@ export async function updateCustomer(u: Unit, id: string, body: CustomerUpdate):
     rethrowUnique(err, row.platform_customer_id, umaAddress);
   }
   if (currencies) await ensureCustomerAccounts(u, row.id, currencies);
-  return customerWithOwners(trx, updated);
+  return { kind: 'done', value: await customerWire(trx, platform, updated) };
 }
 
 /** Soft delete; returns the deleted customer. A second delete is 410 CUSTOMER_DELETED. */
@@ -425,5 +460,5 @@ export async function deleteCustomer(u: Unit, id: string): Promise<CustomerWire>
   const row = await requireCustomer(trx, platform.id, id, { forUpdate: true });
   // Conditional on still being active, so two concurrent deletes give one 200 and one 410.
   if (!(await updateActiveCustomer(trx, platform.id, row.id, { deleted_at: at, updated_at: at }))) throw errors.customerDeleted(id);
-  return customerWithOwners(trx, { ...row, deleted_at: at, updated_at: at });
+  return customerWire(trx, platform, { ...row, deleted_at: at, updated_at: at });
 }
