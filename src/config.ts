@@ -49,6 +49,8 @@ export interface Config {
    * SOLANA_WALLET). Both are accepted on input either way.
    */
   wireNames: 'spec' | 'live';
+  /** The largest CSV `POST /customers/bulk/csv` accepts (CORRIDOR_BULK_CSV_MAX_BYTES; default 100 MiB, the live docs' limit). */
+  bulkCsvMaxBytes: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -181,6 +183,11 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (sqlProfile !== undefined && databaseUrl !== undefined)
     problems.push('CORRIDOR_SQL_PROFILE times the embedded SQLite store: unset DATABASE_URL');
 
+  const bulkRaw = get('CORRIDOR_BULK_CSV_MAX_BYTES');
+  const bulkCsvMaxBytes = bulkRaw === undefined ? 100 * 1024 * 1024 : Number(bulkRaw);
+  if (bulkRaw !== undefined && (!/^\d+$/.test(bulkRaw) || bulkCsvMaxBytes < 1024 || bulkCsvMaxBytes > 1024 * 1024 * 1024))
+    problems.push(`CORRIDOR_BULK_CSV_MAX_BYTES must be a whole number of bytes from 1024 to 1073741824 (got "${bulkRaw}")`);
+
   const wireNames = get('CORRIDOR_WIRE_NAMES') ?? 'spec';
   if (wireNames !== 'spec' && wireNames !== 'live') problems.push(`CORRIDOR_WIRE_NAMES must be spec or live (got "${wireNames}")`);
 
@@ -205,6 +212,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secretKeyPrevious,
     sqlProfile,
     wireNames: wireNames === 'live' ? 'live' : 'spec',
+    bulkCsvMaxBytes,
   };
 }
 

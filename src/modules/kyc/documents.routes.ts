@@ -9,13 +9,13 @@
  * OpenAPI document shows as the multipart request body (`consumes: multipart/form-data`). Every
  * problem with the form (not multipart, too large, several files, malformed) is a JSON 400.
  */
-import type { IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { platformOf } from '../../http/auth.ts';
 import { ApiError, errors, type FieldError } from '../../http/errors.ts';
+import { discardRest } from '../../http/multipart.ts';
 import { decodeCursor, toPage } from '../../http/pagination.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { created, noContent, ok, write } from '../../http/write.ts';
@@ -193,25 +193,6 @@ async function readMultipartForm(req: FastifyRequest): Promise<Form> {
   }
   if (problems.length > 0) throw errors.invalidInput(`Invalid form: ${problems[0]!.field} ${problems[0]!.message}`, problems);
   return { fields, file };
-}
-
-/** Bytes discarded after a form error before the connection is dropped instead. */
-const MAX_DISCARD = 64 * 1024 * 1024;
-
-/**
- * After a form error the parser may stop reading (it unpipes on a files/fields limit), which would
- * leave the client's upload stalled and the connection hanging. Read and drop the rest instead, so
- * the error response arrives and the connection stays usable; past MAX_DISCARD, close it.
- */
-function discardRest(raw: IncomingMessage): void {
-  if (raw.complete || raw.destroyed) return;
-  raw.unpipe();
-  let dropped = 0;
-  raw.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > MAX_DISCARD) raw.destroy();
-  });
-  raw.resume();
 }
 
 /** Whatever went wrong while reading the form was the request's fault: a 400 saying what. */
