@@ -38,6 +38,8 @@ const SLOW: Record<string, number> = {
   'test/wallet/cli.test.ts': 5, // `corridor wallet …` as child processes
   'test/agents/log-redaction.test.ts': 5, // the log of a real `corridor start` process
   'test/payments/restart.test.ts': 4, // a restart on the same store with payments pending
+  'test/bulk-import/crash.test.ts': 10, // a child process SIGKILLed in the middle of a bulk import
+  'test/kyc-links/browser.test.ts': 10, // headless Chromium (playwright-core) through the hosted KYC page
 };
 
 /** PostgreSQL-only: several processes on one database (README, scale-out), the PostgreSQL driver. */

@@ -42,6 +42,13 @@ import { jobHandlers, installReplyHooks } from './background.ts';
 import { JobRunner, type JobHandler } from './jobs/jobs.ts';
 import { openUnit } from './unit.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { bulkImportRoutes } from './modules/bulk-import/bulk-import.routes.ts';
+import { invitationRoutes } from './modules/invitations/invitations.routes.ts';
+import { delegatedKeyRoutes } from './modules/delegated-keys/delegated-keys.routes.ts';
+import { lookupRoutes } from './modules/lookups/lookups.routes.ts';
+import { ownershipRoutes } from './modules/ownership/ownership.routes.ts';
+import { kycLinkRoutes } from './modules/kyc-links/kyc-links.routes.ts';
+import { contactVerificationRoutes } from './modules/contact-verification/contact-verification.routes.ts';
 import { WebhookDeliverer } from './webhook-delivery/deliverer.ts';
 import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhook-delivery/catalogue.ts';
 import { toLiveNames } from './lib/wire-names.ts';
@@ -207,6 +214,14 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(webhookRoutes(ctx));
       await api.register(authRoutes(ctx));
       await api.register(agentRoutes(ctx));
+      // Issue #22's areas.
+      await api.register(bulkImportRoutes(ctx));
+      await api.register(invitationRoutes(ctx));
+      await api.register(delegatedKeyRoutes(ctx));
+      await api.register(lookupRoutes(ctx));
+      await api.register(ownershipRoutes(ctx));
+      await api.register(kycLinkRoutes(ctx));
+      await api.register(contactVerificationRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );
@@ -275,12 +290,13 @@ function installRequestLog(app: FastifyInstance): void {
  */
 const URL_SECRETS: readonly [RegExp, string][] = [
   [/(\/device-codes\/)[^/?#]+/gi, '$1[redacted]'],
+  [/(\/invitations\/)[^/?#]+/gi, '$1[redacted]'],
   [/AGENT-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}/gi, '[redacted]'],
   [/\b(gat|sk)_[A-Za-z0-9_-]+/g, '[redacted]'],
 ];
 
 /** One cheap test first: almost no URL holds anything URL_SECRETS would replace. */
-const MAY_HOLD_SECRET = /device-codes|AGENT-|gat_|sk_/i;
+const MAY_HOLD_SECRET = /device-codes|invitations\/|AGENT-|gat_|sk_/i;
 
 /** The URL as the request log shows it: without secrets. */
 function loggedUrl(req: FastifyRequest): string {

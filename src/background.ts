@@ -8,6 +8,8 @@
  */
 import type { AppContext } from './context.ts';
 import type { JobHandler } from './jobs/jobs.ts';
+import { bulkImportJob, JOB_BULK_IMPORT } from './modules/bulk-import/bulk-import.service.ts';
+import { JOB_OWNERSHIP_LIVENESS, livenessResultJob } from './modules/ownership/ownership.service.ts';
 import { failPaymentJob, JOB_FAIL, JOB_RETURN, JOB_SETTLE, returnPaymentJob, settlePaymentJob } from './modules/payments/payment-engine.ts';
 import { expireQuoteJob, JOB_QUOTE_EXPIRE } from './modules/payments/quotes.service.ts';
 import { approvalTimeoutJob, incomingApprovalReply, JOB_APPROVAL_TIMEOUT } from './modules/payments/transactions.service.ts';
@@ -22,6 +24,8 @@ export function jobHandlers(): ReadonlyMap<string, JobHandler> {
     [JOB_RETURN, returnPaymentJob],
     [JOB_QUOTE_EXPIRE, expireQuoteJob],
     [JOB_APPROVAL_TIMEOUT, approvalTimeoutJob],
+    [JOB_BULK_IMPORT, bulkImportJob],
+    [JOB_OWNERSHIP_LIVENESS, livenessResultJob],
   ]);
 }
 

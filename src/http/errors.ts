@@ -210,6 +210,12 @@ export const errors = {
   webhookDeliveryError: (message: string, details: Record<string, unknown>) =>
     new ApiError(400, 'WEBHOOK_DELIVERY_ERROR', message, details),
   notImplemented: (message: string) => new ApiError(501, 'NOT_IMPLEMENTED', message),
+  /**
+   * An error of an area's own, by its live status and code (the catalogue above constrains both):
+   * areas keep their named factories in their own module (`<area>.errors.ts`) built on this.
+   */
+  coded: <S extends ErrorStatus>(status: S, code: ErrorCode<S>, message: string, details?: Record<string, unknown>) =>
+    new ApiError(status, code, message, details),
   internal: (requestId: string) =>
     new ApiError(500, 'INTERNAL_ERROR', `Internal error; quote request id ${requestId} when reporting it`, { requestId }),
   // authentication outside platform tokens, and the ledger

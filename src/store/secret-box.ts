@@ -162,6 +162,8 @@ export const SECRET_COLUMNS = {
   walletMnemonic: { table: 'wallet_secrets', column: 'mnemonic', key: 'account_id' },
   /** A pending auth request's operation data (JSON; an OTP's target private key). */
   authRequestData: { table: 'auth_requests', column: 'data', key: 'id' },
+  /** A delegated key's P-256 private scalar (64 hex); null once the key is revoked. */
+  delegatedKey: { table: 'delegated_keys', column: 'private_key', key: 'id' },
 } as const;
 
 export type SecretColumn = (typeof SECRET_COLUMNS)[keyof typeof SECRET_COLUMNS];

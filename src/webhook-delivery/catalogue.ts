@@ -11,8 +11,8 @@
  * narrow theirs: `type`, the outgoing `status` values and each side's `failureReason` values (not
  * `direction`, which the live API keeps independent of `type`: an ACH pull is INCOMING + DEBIT).
  *
- * Left out, because their areas are not built: `bulk-upload` (BULK_UPLOAD.COMPLETED,
- * BULK_UPLOAD.FAILED) and `invitation-claimed` (INVITATION.CLAIMED); out of scope altogether:
+ * Left out, because its area is not built: `bulk-upload` (BULK_UPLOAD.COMPLETED,
+ * BULK_UPLOAD.FAILED); out of scope altogether:
  * the card webhooks (CARD.*, CARD_TRANSACTION.*).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
@@ -23,7 +23,9 @@ import { CustomerSchema } from '../modules/customers/customers.schemas.ts';
 import { ExternalAccountSchema } from '../modules/external-accounts/external-accounts.schemas.ts';
 import { InternalAccountSchema } from '../modules/internal-accounts/internal-accounts.schemas.ts';
 import { VerificationSchema } from '../modules/kyc/verifications.schemas.ts';
+import { UmaInvitationSchema } from '../modules/invitations/invitations.schemas.ts';
 import { TransactionSchema } from '../modules/payments/payments.schemas.ts';
+import { BulkImportJobSchema } from '../modules/bulk-import/bulk-import.schemas.ts';
 
 /** A string enum as `{type: string, enum}` (what the live document uses for event types). */
 const StrEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -191,9 +193,22 @@ export const WEBHOOKS = {
     operationId: 'externalAccountStatusWebhook',
     title: 'ExternalAccountStatusWebhook',
     summary: 'External account status webhook',
-    description: "Sent whenever an external account's status changes (in Corridor today: to INACTIVE when it is deleted).",
+    description:
+      "Sent whenever an external account's status changes: ownership verification (to ACTIVE or UNVERIFIED, and back to " +
+      'PENDING_OWNERSHIP_VERIFICATION on a new challenge) and deletion (to INACTIVE).',
     types: ['EXTERNAL_ACCOUNT.STATUS_UPDATED'],
     data: ExternalAccountSchema,
+  }),
+  bulkUpload: define({
+    key: 'bulk-upload',
+    operationId: 'bulkUploadWebhook',
+    title: 'BulkUploadWebhook',
+    summary: 'Bulk customer import finished',
+    description:
+      'Sent when a bulk customer import (POST /customers/bulk/csv) has handled every row: BULK_UPLOAD.COMPLETED, or ' +
+      'BULK_UPLOAD.FAILED when no row could be imported. The data is the job as GET /customers/bulk/jobs/{jobId} returns it.',
+    types: ['BULK_UPLOAD.COMPLETED', 'BULK_UPLOAD.FAILED'],
+    data: BulkImportJobSchema,
   }),
   verificationUpdate: define({
     key: 'verification-update',
@@ -212,6 +227,17 @@ export const WEBHOOKS = {
       'VERIFICATION.READY_FOR_VERIFICATION',
     ],
     data: VerificationSchema,
+  }),
+  invitationClaimed: define({
+    key: 'invitation-claimed',
+    operationId: 'invitationClaimedWebhook',
+    title: 'InvitationClaimedWebhook',
+    summary: 'Invitation claimed webhook',
+    description:
+      'Sent to the platform that created an invitation when it is claimed; data is the invitation (CLAIMED, with inviteeUma ' +
+      'and claimedAt). For a pay-by-link invitation this is the moment to pay amountToSend with a sending-locked quote.',
+    types: ['INVITATION.CLAIMED'],
+    data: UmaInvitationSchema,
   }),
   agentAction: define({
     key: 'agent-action',

@@ -395,7 +395,8 @@ export function generate(o: GenOptions): FuzzCase[] {
 
   // --- Headers -----------------------------------------------------------------------------
   out.push(...authCases(o, base));
-  if (op.auth === 'basic' && op.method !== 'GET') {
+  // Every operation needing more than VIEW (a read such as the fee estimate may be a POST).
+  if (op.auth === 'basic' && op.permission !== 'VIEW') {
     add(
       'auth:VIEW-only token',
       { auth: { authorization: basicHeader(A.viewCreds) } },

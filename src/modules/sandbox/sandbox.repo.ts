@@ -11,6 +11,10 @@ import type { Database } from '../../store/schema.ts';
  * not replaced) are kept.
  */
 const RESETTABLE_TABLES = [
+  'lookups',
+  'bulk_import_errors',
+  'bulk_import_chunks',
+  'bulk_import_jobs',
   'agent_actions',
   'agent_quotes',
   'agent_tokens',
@@ -24,6 +28,8 @@ const RESETTABLE_TABLES = [
   'idempotency_keys',
   'quotes',
   'transactions',
+  'delegated_keys',
+  'card_funding_sources',
   'auth_attempts',
   'auth_requests',
   'auth_sessions',
@@ -33,7 +39,11 @@ const RESETTABLE_TABLES = [
   'document_files',
   'documents',
   'beneficial_owners',
+  'ownership_challenges',
   'external_accounts',
+  'invitations',
+  'contact_verifications',
+  'kyc_links',
   'customers',
 ] as const;
 

@@ -14,6 +14,13 @@ import { m0011OutboxClaim } from './0011_outbox_claim.ts';
 import { m0012BootstrapPlatform } from './0012_bootstrap_platform.ts';
 import { m0013SessionClientKey } from './0013_session_client_key.ts';
 import { m0014TransactionWireFields } from './0014_transaction_wire_fields.ts';
+import { m0015Invitations } from './0015_invitations.ts';
+import { m0016DelegatedKeys } from './0016_delegated_keys.ts';
+import { m0017Lookups } from './0017_lookups.ts';
+import { m0018OwnershipVerification } from './0018_ownership_verification.ts';
+import { m0019KycLinks } from './0019_kyc_links.ts';
+import { m0020ContactVerification } from './0020_contact_verification.ts';
+import { m0021BulkImport } from './0021_bulk_import.ts';
 
 export interface Migration {
   name: string;
@@ -36,4 +43,11 @@ export const migrations: Migration[] = [
   m0012BootstrapPlatform,
   m0013SessionClientKey,
   m0014TransactionWireFields,
+  m0015Invitations,
+  m0016DelegatedKeys,
+  m0017Lookups,
+  m0018OwnershipVerification,
+  m0019KycLinks,
+  m0020ContactVerification,
+  m0021BulkImport,
 ];

@@ -28,13 +28,19 @@ export function pathSlot(op: Operation, name: string): Slot | undefined {
     case 'verificationId':
       return 'verification';
     case 'accountId':
-      return 'usdAccount';
+      return p.includes('/receiver/') ? 'external' : 'usdAccount';
+    case 'receiverUmaAddress':
+      return 'umaReceiver';
     case 'webhookId':
       return 'webhook';
     case 'actionId':
       return 'action';
     case 'code':
       return 'deviceCode';
+    case 'invitationCode':
+      return 'invitation';
+    case 'jobId':
+      return 'bulkJob';
     case 'externalAccountId':
       return p.includes('/platform/') ? 'platformExternal' : 'external';
     case 'quoteId':
@@ -48,6 +54,7 @@ export function pathSlot(op: Operation, name: string): Slot | undefined {
     case 'id':
       if (p.includes('/auth/credentials/')) return 'credential';
       if (p.includes('/auth/sessions/')) return 'session';
+      if (p.includes('/auth/delegated-keys/')) return 'delegatedKey';
       if (p.includes('/internal-accounts/')) return 'walletAccount';
       break;
   }
@@ -118,9 +125,12 @@ const HAND: Record<string, (w: World) => unknown> = {
     address: { line1: '1 Main Street', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
     currencies: ['USD'],
   }),
+  // A new email for the world's wallet customer, whose EMAIL_OTP credential signs in with it: a
+  // signed retry (202 first), so the signature cases matter here (contact-change.service.ts).
   updateCustomerById: () => ({
     customerType: 'INDIVIDUAL',
     fullName: 'Jane Q. Smith',
+    email: 'fuzz.moved@example.com',
     address: { line1: '2 Main Street', city: 'San Francisco', postalCode: '94105', country: 'US' },
   }),
   createCustomerExternalAccount: (w) => ({ customerId: w.ids.customer, currency: 'USD', accountInfo: usAccountInfo('001') }),
@@ -174,6 +184,11 @@ const HAND: Record<string, (w: World) => unknown> = {
   refreshAuthSession: () => ({ clientPublicKey: CLIENT_KEY.publicKey }),
   exportInternalAccount: () => ({ clientPublicKey: CLIENT_KEY.publicKeyUncompressed }),
   updateInternalAccount: () => ({ privateEnabled: true }),
+  createDelegatedKey: (w) => ({
+    cardId: 'Card:019542f5-b3e7-7d02-8000-000000000010',
+    internalAccountId: w.ids.walletAccount,
+    nickname: 'fuzz key',
+  }),
   createAgent: (w) => ({
     name: 'Fuzz agent',
     customerId: w.ids.customer,
@@ -189,10 +204,22 @@ const HAND: Record<string, (w: World) => unknown> = {
   approveAgentAction: () => ({}),
   rejectAgentAction: () => ({ reason: 'fuzz' }),
   redeemAgentDeviceCode: () => ({}),
+  estimateCryptoWithdrawalFee: (w) => ({
+    internalAccountId: w.ids.walletAccount,
+    currency: 'USDB',
+    cryptoNetwork: 'SPARK',
+    amount: 1_000,
+    destinationAddress: 'spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6d0001',
+  }),
+  createInvitation: (w) => ({ inviterUma: w.inviterUma, firstName: 'Fuzz', amountToSend: 1_000, expiresAt: '2099-01-01T00:00:00.000Z' }),
+  claimInvitation: () => ({ inviteeUma: '$fuzz.invitee@vasp.example' }),
+  cancelInvitation: () => ({}),
 };
 
 /** Multipart text fields of the document operations (the file part is added by the encoder). */
 export function documentFields(op: Operation, w: World): Record<string, string> {
+  // The bulk customer import's form is its file alone (request.ts sends a CSV there).
+  if (op.operationId === 'uploadCustomersCsv') return {};
   const f: Record<string, string> = { documentType: 'UTILITY_BILL', country: 'US' };
   if (op.operationId === 'uploadDocument' || !op.pathParams.length) f.documentHolder = w.ids.business;
   return f;

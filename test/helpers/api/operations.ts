@@ -36,6 +36,8 @@ export interface Operation {
   body?: { contentType: string; schema: Schema; required: boolean };
   /** Every status the document lists for the operation. */
   documented: Set<number>;
+  /** The token permission it publishes (`x-required-permission`), for platform operations. */
+  permission?: string;
 }
 
 interface OpenApiDoc {
@@ -47,6 +49,7 @@ interface OpenApiOp {
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, unknown>;
+  'x-required-permission'?: string;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -90,6 +93,7 @@ export function operationsOf(docJson: unknown): Operation[] {
             .filter((s) => /^\d{3}$/.test(s))
             .map(Number),
         ),
+        ...(op['x-required-permission'] ? { permission: op['x-required-permission'] } : {}),
       });
     }
   }

@@ -9,7 +9,7 @@ import { PDF, sendForm } from '../kyc.ts';
 import { uniqueId } from '../random.ts';
 import { baselineBody, documentFields, pathValues } from './baselines.ts';
 import { fillPath, type Operation } from './operations.ts';
-import type { World } from './world.ts';
+import { bulkCsvFile, type World } from './world.ts';
 
 export interface Caller {
   basic?: Creds;
@@ -35,7 +35,8 @@ export async function sendOperation(origin: string, op: Operation, w: World, cal
   const headers: Record<string, string> = { ...o.headers };
   if (op.headers.some((h) => h.name.toLowerCase() === 'idempotency-key')) headers['idempotency-key'] ??= uniqueId('key');
   if (op.body?.contentType === 'multipart/form-data' && o.body === undefined) {
-    return sendForm(origin, op.method as 'POST' | 'PUT', path, documentFields(op, w), { bytes: PDF }, caller.basic);
+    const file = op.operationId === 'uploadCustomersCsv' ? bulkCsvFile(w.inviterUma) : { bytes: PDF };
+    return sendForm(origin, op.method as 'POST' | 'PUT', path, documentFields(op, w), file, caller.basic);
   }
   const body = o.body !== undefined ? o.body : validBody(op, w);
   return new Client(origin, caller).request(op.method, path, body, { headers });

@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import { Client, type Creds, type Res } from '../http.ts';
 import type { PlatformHandle, TestServer } from '../server.ts';
-import { addFirstEmailOtp, otpLogin, walletSetup, type KeyPair } from '../wallet-auth.ts';
+import { addFirstEmailOtp, otpLogin, signed, stamp, walletSetup, type KeyPair } from '../wallet-auth.ts';
 import { businessBody, ownerBody, PDF, sendForm } from '../kyc.ts';
 import { usAccountInfo } from '../payments.ts';
 import { uniqueAccountNumber } from '../random.ts';
@@ -33,12 +33,16 @@ export const SLOTS = [
   'webhook',
   'credential',
   'session',
+  'delegatedKey',
   'agent',
   'agentApproval',
   'action',
   'agentQuote',
   'agentTx',
   'deviceCode',
+  'invitation',
+  'bulkJob',
+  'umaReceiver',
 ] as const;
 export type Slot = (typeof SLOTS)[number];
 
@@ -51,6 +55,8 @@ export interface World {
   agentToken?: string;
   /** The wallet's OTP session key (slot `session`). */
   sessionKey: KeyPair;
+  /** The UMA address of the customer in slot `customer` (createInvitation names its inviter by it). */
+  inviterUma: string;
 }
 
 let seq = 0;
@@ -58,6 +64,17 @@ let seq = 0;
 function ok(res: Res, status: number, what: string): Res {
   if (res.status !== status) throw new Error(`world: ${what}: expected ${status}, got ${res.status} ${res.text.slice(0, 500)}`);
   return res;
+}
+
+/**
+ * A one-row customer CSV for `POST /customers/bulk/csv`, its UMA address in the domain of `sameDomainAs`
+ * (a UMA address of the platform) and its platformCustomerId new each time.
+ */
+export function bulkCsvFile(sameDomainAs: string): { bytes: Buffer; type: string; name: string } {
+  const domain = sameDomainAs.slice(sameDomainAs.indexOf('@') + 1);
+  const id = `bulk-${seq}-${Math.random().toString(36).slice(2, 10)}`;
+  const csv = `umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country\n${id}@${domain},${id},INDIVIDUAL,World Bulk,1990-01-02,1 Main St,San Francisco,CA,94105,US\n`;
+  return { bytes: Buffer.from(csv), type: 'text/csv', name: 'customers.csv' };
 }
 
 /**
@@ -78,6 +95,26 @@ export async function buildWorld(_srv: TestServer, p: PlatformHandle, withAgents
   ids.credential = cred.id;
   const session = await otpLogin(api, cred.id);
   ids.session = session.id;
+  // An ACTIVE delegated key of the wallet, its three legs stamped by that session: slot `delegatedKey`.
+  const keyBody = {
+    cardId: `Card:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+    internalAccountId: wallet.accountId,
+    nickname: 'World key',
+  };
+  let leg = ok(await api.post('/auth/delegated-keys', keyBody), 202, 'delegated key');
+  for (const status of [202, 201]) {
+    const retry = signed(await stamp(session.key, leg.body.payloadToSign), leg.body.requestId);
+    leg = ok(await api.post('/auth/delegated-keys', keyBody, retry), status, 'delegated key (signed leg)');
+  }
+  ids.delegatedKey = leg.body.id;
+  // A PENDING invitation from that customer: slot `invitation` holds its code.
+  const inviterUma: string = ok(await api.get(`/customers/${customer}`), 200, 'inviter').body.umaAddress;
+  ids.invitation = ok(await api.post('/invitations', { inviterUma }), 201, 'invitation').body.code;
+  // A bulk customer import of one row: slot `bulkJob` holds its job id.
+  const bulk = await sendForm(p.api.base, 'POST', '/customers/bulk/csv', {}, bulkCsvFile(inviterUma), p.creds);
+  ids.bulkJob = ok(bulk, 202, 'bulk import').body.jobId;
+  // A sandbox UMA receiver (the lookups' path parameter): the same address for every platform.
+  ids.umaReceiver = '$success.usd@sandbox.uma.money';
 
   const accounts = ok(await api.get('/customers/internal-accounts', { query: { customerId: wallet.customerId } }), 200, 'accounts');
   const usdAccount = (accounts.body.data as { id: string; balance: { currency: { code: string } }; type: string }[]).find(
@@ -214,7 +251,7 @@ export async function buildWorld(_srv: TestServer, p: PlatformHandle, withAgents
   }
 
   for (const s of SLOTS) if (ids[s] === undefined) throw new Error(`world: slot ${s} not filled`);
-  return { platform: p, ids: ids as Record<Slot, string>, viewCreds, agentToken, sessionKey: session.key };
+  return { platform: p, ids: ids as Record<Slot, string>, viewCreds, agentToken, sessionKey: session.key, inviterUma };
 }
 
 /** `<Type>:` of an id (empty for ids without one, such as device codes). */
