@@ -21,7 +21,7 @@ import { deferChecks, flushChecks } from '../../helpers/conformance.ts';
 import { LEASE_MS } from '../../../src/webhook-delivery/deliverer.ts';
 import type { Store } from '../../../src/store/db.ts';
 import { Api, type Res, type Wire } from './http.ts';
-import { AuditError, Model, type MTx, type MQuote, type Timer } from './model.ts';
+import { AuditError, Model, type MInvitation, type MTx, type MQuote, type Timer } from './model.ts';
 import { Ops } from './ops.ts';
 import { WebhookReceiver } from './receiver.ts';
 import { Rng } from './rng.ts';
@@ -294,7 +294,9 @@ export class Workload {
   async applyResponse(p: Planned, res: Res, note = ''): Promise<void> {
     this.record(`${p.label}${note} → ${res.status}${summary(res)}`);
     await p.apply(res);
-    if (p.feature) this.features.add(`${p.feature} → ${res.status}${typeof res.body?.code === 'string' ? ` ${res.body.code}` : ''}`);
+    // An error's code (an invitation's `code` is its link code: random, and no error).
+    const code = res.status >= 400 && typeof res.body?.code === 'string' ? ` ${res.body.code}` : '';
+    if (p.feature) this.features.add(`${p.feature} → ${res.status}${code}`);
     if (p.key && res.status >= 200 && res.status < 300) this.sent.push({ planned: p, status: res.status, body: res.body });
   }
 
@@ -596,6 +598,13 @@ export class Workload {
         if (!seen.has(id)) throw new AuditError(`transaction ${id} is missing from GET /transactions`);
       for (const q of this.model.quotes.values()) if (q.status === 'PENDING' || q.status === 'PROCESSING') this.touched.quotes.add(q.id);
       for (const a of this.model.actions.values()) this.touched.actions.add(a.id);
+      await Promise.all(
+        [...this.model.invitations.values()].map(async (inv) => {
+          const res = await this.api.get(`/invitations/${inv.code}`);
+          expectStatus(res, 200, `GET invitation #${inv.n}`);
+          this.checkInvitation(res.body, inv);
+        }),
+      );
     } else {
       await Promise.all(
         [...this.touched.txs].map(async (id) => {
@@ -632,6 +641,26 @@ export class Workload {
     eq(`quote ${m.id} totalReceivingAmount`, w.totalReceivingAmount, m.receiving);
     eq(`quote ${m.id} feesIncluded`, w.feesIncluded, m.fees);
     eq(`quote ${m.id} transactionId`, w.transactionId, m.txId);
+  }
+
+  /** An invitation on the wire: a PENDING one reads EXPIRED once its time is up (either, within the margin). */
+  checkInvitation(w: Wire, m: MInvitation): void {
+    const label = `invitation #${m.n}`;
+    const want = this.model.invitationStatus(m, this.now());
+    const unclear = m.status === 'PENDING' && m.expiresAt !== null && !this.clearlyBefore(m.expiresAt) && !this.clearlyAfter(m.expiresAt);
+    if (w.status !== want && !(unclear && (w.status === 'PENDING' || w.status === 'EXPIRED'))) {
+      throw new AuditError(`${label}: status ${w.status}, model ${want}`);
+    }
+    eq(`${label} code`, w.code, m.code);
+    eq(`${label} url`, w.url, `https://uma.me/i/${m.code}`);
+    eq(`${label} inviterUma`, w.inviterUma, m.inviterUma);
+    eq(`${label} createdAt`, w.createdAt, m.createdAt);
+    eq(`${label} expiresAt`, w.expiresAt ?? null, m.expiresAt === null ? null : new Date(m.expiresAt).toISOString());
+    eq(`${label} firstName`, w.firstName ?? null, m.firstName);
+    eq(`${label} amountToSend`, w.amountToSend?.amount ?? null, m.amountToSend?.amount ?? null);
+    eq(`${label} amountToSend currency`, w.amountToSend?.currency?.code ?? null, m.amountToSend?.currency ?? null);
+    eq(`${label} inviteeUma`, w.inviteeUma ?? null, m.inviteeUma);
+    eq(`${label} claimedAt`, w.claimedAt ?? null, m.claimedAt);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -977,11 +1006,26 @@ export class Workload {
    * event types in order, one BALANCE_UPDATED per ledger entry moving an account, one
    * AGENT_ACTION.PENDING_APPROVAL per action that waited for approval.
    */
-  private checkEvents(rows: { type: string; resource_id: string }[]): void {
+  private checkEvents(rows: { type: string; resource_id: string; payload: string }[]): void {
     const payments = new Map<string, string[]>();
     const counts = new Map<string, number>();
+    const claimed = new Map<string, number>();
+    const wrong: string[] = [];
     for (const r of rows) {
-      if (/^(OUTGOING|INCOMING)_PAYMENT\./.test(r.type)) {
+      if (r.type.startsWith('INVITATION.')) {
+        // Keyed by code: the outbox's resource id of an invitation is never on the wire.
+        const data = JSON.parse(r.payload) as { code?: string; status?: string; inviteeUma?: string };
+        const inv = this.model.invitations.get(String(data.code));
+        if (r.type !== 'INVITATION.CLAIMED' || !inv)
+          throw new AuditError(`an invitation event the model does not expect: ${r.type} ${r.payload}`);
+        claimed.set(inv.code, (claimed.get(inv.code) ?? 0) + 1);
+        if (data.status !== 'CLAIMED' || data.inviteeUma !== inv.inviteeUma)
+          wrong.push(`invitation #${inv.n}: INVITATION.CLAIMED with ${data.status} ${data.inviteeUma}; model CLAIMED ${inv.inviteeUma}`);
+      } else if (r.type.startsWith('BULK_UPLOAD.')) {
+        if (this.model.bulkJobs.get(r.resource_id) !== r.type)
+          throw new AuditError(`a bulk import event the model does not expect: ${r.type} ${r.resource_id}`);
+        counts.set(`${r.type} ${r.resource_id}`, (counts.get(`${r.type} ${r.resource_id}`) ?? 0) + 1);
+      } else if (/^(OUTGOING|INCOMING)_PAYMENT\./.test(r.type)) {
         if (!this.model.txs.has(r.resource_id))
           throw new AuditError(`a payment event for a transaction the model does not know: ${r.type} ${r.resource_id}`);
         payments.set(r.resource_id, [...(payments.get(r.resource_id) ?? []), r.type]);
@@ -989,7 +1033,15 @@ export class Workload {
         counts.set(`${r.type} ${r.resource_id}`, (counts.get(`${r.type} ${r.resource_id}`) ?? 0) + 1);
       }
     }
-    const wrong: string[] = [];
+    for (const inv of this.model.invitations.values()) {
+      const got = claimed.get(inv.code) ?? 0;
+      if (got !== (inv.status === 'CLAIMED' ? 1 : 0))
+        wrong.push(`invitation #${inv.n} (${inv.status}): ${got} INVITATION.CLAIMED events; model ${inv.status === 'CLAIMED' ? 1 : 0}`);
+    }
+    for (const [job, type] of this.model.bulkJobs) {
+      const got = counts.get(`${type} ${job}`) ?? 0;
+      if (got !== 1) wrong.push(`${job}: ${got} ${type} events; model 1`);
+    }
     for (const t of this.model.txs.values()) {
       const got = payments.get(t.id) ?? [];
       if (got.join() !== t.events.join()) wrong.push(`${t.id} (${t.kind}): events ${got.join(', ')}; model ${t.events.join(', ')}`);
@@ -1016,7 +1068,7 @@ export class Workload {
     const outbox = async () =>
       store.db
         .selectFrom('outbox_events')
-        .select(['id', 'type', 'status', 'resource_id'])
+        .select(['id', 'type', 'status', 'resource_id', 'payload'])
         .where('platform_id', '=', this.platformId)
         .orderBy('id')
         .execute();
@@ -1080,7 +1132,7 @@ export function sleep(ms: number): Promise<void> {
 function summary(res: Res): string {
   const b = res.body;
   if (!b || typeof b !== 'object') return '';
-  if (typeof b.code === 'string') return ` ${b.code}${b.details?.reason ? `/${b.details.reason}` : ''}`;
+  if (typeof b.code === 'string' && res.status >= 400) return ` ${b.code}${b.details?.reason ? `/${b.details.reason}` : ''}`;
   const parts: string[] = [];
   if (typeof b.status === 'string') parts.push(b.status);
   if (typeof b.id === 'string') parts.push(b.id);

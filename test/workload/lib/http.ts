@@ -44,12 +44,20 @@ export class Api {
     return this.request('PATCH', path, body, o);
   }
 
+  /** POST multipart/form-data with one file part (`field`), as the SDK's uploads send it. */
+  async postFile(path: string, field: string, content: string, filename: string, type: string): Promise<Res> {
+    const form = new FormData();
+    form.append(field, new Blob([content], { type }), filename);
+    return this.request('POST', path, form);
+  }
+
   async request(method: string, path: string, body?: unknown, o: Send = {}): Promise<Res> {
     const headers: Record<string, string> = { accept: 'application/json', ...o.headers };
     if (this.auth.basic) headers.authorization = basicHeader(this.auth.basic);
     if (this.auth.bearer) headers.authorization = `Bearer ${this.auth.bearer}`;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
+    // A FormData body sets its own multipart content type (with the boundary).
+    const payload = body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body);
+    if (typeof payload === 'string') headers['content-type'] = 'application/json';
     let url = this.base() + path;
     if (o.query) {
       const qs = new URLSearchParams();

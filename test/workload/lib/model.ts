@@ -245,6 +245,23 @@ export interface MAction {
   announced: boolean;
 }
 
+/** An invitation (docs/invitations.md); `n` is the workload's own number for it (its code is random). */
+export interface MInvitation {
+  n: number;
+  code: string;
+  inviterUma: string;
+  /** As written; a PENDING one past `expiresAt` reads EXPIRED (`invitationStatus`). */
+  status: 'PENDING' | 'CLAIMED' | 'CANCELLED';
+  createdAt: string;
+  expiresAt: number | null;
+  firstName: string | null;
+  amountToSend: { amount: number; currency: string } | null;
+  inviteeUma: string | null;
+  claimedAt: string | null;
+}
+
+export const LOOKUP_TTL_MS = 15 * MINUTE;
+
 export type TimerKind = 'SETTLE' | 'FAIL' | 'RETURN' | 'EXPIRE' | 'APPROVAL_TIMEOUT';
 
 export interface Timer {
@@ -269,8 +286,17 @@ export class Model {
   readonly actions = new Map<string, MAction>();
   timers: Timer[] = [];
   private timerSeq = 0;
+  /** Invitations by code, in creation order. */
+  readonly invitations = new Map<string, MInvitation>();
+  /** Bulk import jobs by id, with the BULK_UPLOAD.* event each must have emitted once. */
+  readonly bulkJobs = new Map<string, string>();
   /** INTERNAL_ACCOUNT.BALANCE_UPDATED events each account must have emitted: one per ledger entry that moves it. */
   readonly balanceEvents = new Map<string, number>();
+
+  /** An invitation's status as read at platform time `at`: a PENDING one past its expiry is EXPIRED. */
+  invitationStatus(inv: MInvitation, at: number): 'PENDING' | 'CLAIMED' | 'CANCELLED' | 'EXPIRED' {
+    return inv.status === 'PENDING' && inv.expiresAt !== null && at >= inv.expiresAt ? 'EXPIRED' : inv.status;
+  }
 
   account(id: string): MAccount {
     const a = this.accounts.get(id);

@@ -5,11 +5,13 @@
  * (sent with an Idempotency-Key) so a crash burst can send them concurrently and reconcile them.
  */
 import { encryptOtp, generateKeyPair, stamp } from '../../../src/wallet/client.ts';
-import { AuditError, checkAction, checkTx, eq, expectError, expectStatus, type Planned, type Workload } from './driver.ts';
+import { AuditError, checkAction, checkTx, eq, expectError, expectStatus, sleep, type Planned, type Workload } from './driver.ts';
 import { accountInfo, CURRENCY_BOUNDS, CURRENCY_OF, customerBody, USD_FEE, type ExternalKind } from './fixtures.ts';
 import { Api, type Wire } from './http.ts';
 import {
   APPROVAL_WINDOW_MS,
+  LOOKUP_TTL_MS,
+  MINUTE,
   parseRate,
   priceQuote,
   QUOTE_TTL_MS,
@@ -21,6 +23,7 @@ import {
   type MAction,
   type MAgent,
   type MExternal,
+  type MInvitation,
   type MQuote,
   type MTx,
   type Rate,
@@ -36,6 +39,9 @@ const AGENT_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOT
 interface Customer {
   id: string;
   n: number;
+  platformCustomerId: string;
+  /** Its UMA address (given, or made by the server from platformCustomerId). */
+  uma: string;
   /** Its non-wallet internal accounts by currency. */
   accounts: Map<string, string>;
   wallet: WalletState | null;
@@ -52,6 +58,25 @@ interface WalletState {
 type Destination = { kind: 'external'; ext: MExternal } | { kind: 'uma'; name: string } | { kind: 'internal'; account: MAccount };
 
 type Expect = { status: number; code?: string };
+
+/** A receiver lookup (GET /receiver/…) the workload made: whom it is for, and when (it lives LOOKUP_TTL_MS). */
+interface Lookup {
+  id: string;
+  customerId: string;
+  receiver: Destination;
+  at: number;
+}
+
+/** What a quote says of the lookup it names: its id, the payer data sent, and the refusal expected (none: honoured). */
+interface LookupUse {
+  id: string;
+  info: Record<string, string> | undefined;
+  refusal: (Expect & { why: string }) | undefined;
+}
+
+const PAYER_INFO = { FULL_NAME: 'Jane Workload', BIRTH_DATE: '1990-01-15' };
+const INVITATION_CODE = /^[0-9abcdefghjkmnpqrstvwxyz]{12}$/;
+const BULK_HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,email,addressLine1,city,state,postalCode,country';
 
 const TRANSFER_SUFFIXES: [string, number][] = [
   ['001', 4],
@@ -85,6 +110,11 @@ export class Ops {
   private readonly agentClients = new Map<string, Api>();
   private serial = 0;
   private readonly rates = new Map<string, Rate>();
+  private readonly lookups: Lookup[] = [];
+  private inviteeSerial = 0;
+  private bulkSerial = 0;
+  private bulkJobs = 0;
+  private umaDomain: string | undefined;
 
   constructor(private readonly w: Workload) {}
 
@@ -140,6 +170,9 @@ export class Ops {
       [() => this.agentExecute(), agents.length > 0 ? 3 : 0, 'agentExecute'],
       [() => this.decideAction(), pendingActions.length > 0 ? 5 : agents.length > 0 ? 0.5 : 0, 'decideAction'],
       [() => this.replay(), this.w.sent.length > 0 ? 3 : 0, 'replay'],
+      [() => this.lookupQuote(), 3, 'lookupQuote'],
+      [() => this.invitation(), 3, 'invitation'],
+      [() => this.bulkImport(), this.bulkJobs < 2 && this.customers.length < MAX_CUSTOMERS ? 0.8 : 0, 'bulkImport'],
     ];
     const [run, , name] = this.rng.weighted(ops.filter(([, weight]) => weight > 0).map((o) => [o, o[1]] as const));
     this.w.count(name);
@@ -242,9 +275,15 @@ export class Ops {
     const res = await this.w.api.post('/customers', customerBody(n, currencies), { headers: { 'idempotency-key': key } });
     this.w.record(`create customer ${n} (${currencies.join(',')}) → ${res.status} ${res.body?.id ?? res.body?.code}`);
     expectStatus(res, 201, 'create customer');
-    const id = res.body.id as string;
+    await this.adopt({ id: res.body.id, n, platformCustomerId: `workload-${n}`, uma: res.body.umaAddress }, withWallet);
+  }
+
+  /** A new customer joins the model: its internal accounts, each empty. */
+  private async adopt(base: Pick<Customer, 'id' | 'n' | 'platformCustomerId' | 'uma'>, withWallet: boolean): Promise<void> {
+    const id = base.id;
+    if (typeof base.uma !== 'string') throw new AuditError(`customer ${id} has no umaAddress`);
     const listed = await this.w.listAll(this.w.api, '/customers/internal-accounts', { customerId: id });
-    const c: Customer = { id, n, accounts: new Map(), wallet: null };
+    const c: Customer = { ...base, accounts: new Map(), wallet: null };
     for (const a of listed) {
       eq(`new account ${a.id} balance`, a.balance.amount, 0);
       eq(`new account ${a.id} totalBalance`, a.totalBalance.amount, 0);
@@ -458,15 +497,17 @@ export class Ops {
     side: 'SENDING' | 'RECEIVING',
     amount: number,
     immediate: boolean,
-    o: { agent?: MAgent; realtime?: { customerId: string | null } } = {},
+    o: { agent?: MAgent; realtime?: { customerId: string | null }; lookup?: LookupUse } = {},
   ): Promise<Planned> {
-    const { agent, realtime } = o;
+    const { agent, realtime, lookup } = o;
     const destCur = this.destCurrency(d);
     const wallet = a.type === 'EMBEDDED_WALLET';
     let expect: Expect;
     let priced = { total: 0, receiving: 0, fees: 0 };
     let rate = parseRate(1);
     if (destCur === undefined) expect = { status: 404, code: 'UMA_NOT_FOUND' };
+    // A lookup the quote names is checked before anything is priced (docs/lookups.md).
+    else if (lookup?.refusal) expect = lookup.refusal;
     else if (immediate && wallet) expect = { status: 400, code: 'INVALID_INPUT' };
     else {
       rate = await this.rateFor(a.currency, destCur);
@@ -491,6 +532,7 @@ export class Ops {
       lockedCurrencySide: side,
       lockedCurrencyAmount: amount,
       ...(immediate ? { immediatelyExecute: true } : {}),
+      ...(lookup ? { lookupId: lookup.id, ...(lookup.info ? { senderCustomerInfo: lookup.info } : {}) } : {}),
     };
     // A real-time funded quote waits for its funds whatever immediatelyExecute says.
     const executes = immediate && !realtime;
@@ -501,13 +543,15 @@ export class Ops {
           ? (UMA_PARTIES[d.name]?.scenario ?? { kind: 'SUCCESS', delayMs: 0 })
           : { kind: 'SUCCESS', delayMs: 0 };
     return {
-      label: `${agent ? `agent ${agent.id} ` : ''}quote ${immediate ? 'immediate' : 'locked'} ${a.currency} ${realtime ? 'real-time funded' : a.id} → ${this.destLabel(d)} ${side} ${amount}`,
+      label: `${agent ? `agent ${agent.id} ` : ''}${lookup ? `lookup ${lookup.id} ` : ''}quote ${immediate ? 'immediate' : 'locked'} ${a.currency} ${realtime ? 'real-time funded' : a.id} → ${this.destLabel(d)} ${side} ${amount}`,
       client: agent ? this.agentApi(agent.id) : this.w.api,
       path: agent ? '/agents/me/quotes' : '/quotes',
       body,
       key: this.w.nextKey(),
       debits: executes ? [a.id] : [],
-      feature: `${agent ? 'agent ' : wallet ? 'wallet ' : realtime ? 'real-time ' : ''}quote ${immediate ? 'immediate' : 'locked'} ${side} → ${d.kind === 'external' ? `${d.ext.currency} …${d.ext.suffix}` : d.kind === 'uma' ? d.name : 'internal'}`,
+      feature: lookup?.refusal
+        ? `lookup quote (${lookup.refusal.why})`
+        : `${lookup ? 'lookup ' : agent ? 'agent ' : wallet ? 'wallet ' : realtime ? 'real-time ' : ''}quote ${immediate ? 'immediate' : 'locked'} ${side} → ${d.kind === 'external' ? `${d.ext.currency} …${d.ext.suffix}` : d.kind === 'uma' ? d.name : 'internal'}`,
       apply: (res) => {
         if (expect.code) return expectError(res, expect.status, expect.code, 'create quote');
         expectStatus(res, 201, 'create quote');
@@ -1152,6 +1196,385 @@ export class Ops {
     action.txId = w.transaction.id;
     if (action.type === 'TRANSFER_OUT') this.applyTransferOut(w.transaction, this.m.account(tr.source), ext, tr.amount);
     else this.applyTransferIn(w.transaction, ext, this.m.account(tr.destination), tr.amount);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Receiver lookups, and quotes that name them (docs/lookups.md)
+
+  /** A lookup of `d` for customer `c`, audited against the sandbox parties and rates; undefined when refused (an unknown party). */
+  private async lookup(c: Customer, d: Destination): Promise<Lookup | undefined> {
+    const uma = d.kind === 'uma';
+    const path = uma
+      ? `/receiver/uma/${encodeURIComponent(`${d.name}@${UMA_DOMAIN}`)}`
+      : `/receiver/external-account/${(d as { ext: MExternal }).ext.id}`;
+    const res = await this.w.api.get(path, { query: { customerId: c.id } });
+    this.w.record(`lookup ${this.destLabel(d)} for customer ${c.n} → ${res.status} ${res.body?.lookupId ?? res.body?.code}`);
+    this.w.features.add(
+      `lookup ${uma ? d.name : 'external account'} → ${res.status}${typeof res.body?.code === 'string' ? ` ${res.body.code}` : ''}`,
+    );
+    const currency = this.destCurrency(d);
+    if (currency === undefined) {
+      expectError(res, 404, 'UMA_NOT_FOUND', 'lookup');
+      return undefined;
+    }
+    expectStatus(res, 200, 'lookup');
+    const w = res.body;
+    if (uma) eq('lookup receiverUmaAddress', w.receiverUmaAddress, `${d.name}@${UMA_DOMAIN}`);
+    else eq('lookup accountId', w.accountId, (d as { ext: MExternal }).ext.id);
+    if (typeof w.lookupId !== 'string' || !w.lookupId.startsWith('Lookup:')) throw new AuditError(`lookup without a lookupId: ${res.text}`);
+    eq(
+      'lookup requiredPayerDataFields',
+      JSON.stringify(w.requiredPayerDataFields),
+      JSON.stringify(
+        uma
+          ? [
+              { name: 'FULL_NAME', mandatory: true },
+              { name: 'BIRTH_DATE', mandatory: true },
+            ]
+          : [],
+      ),
+    );
+    eq('lookup supportedCurrencies', w.supportedCurrencies.length, 1);
+    const pref = w.supportedCurrencies[0];
+    eq('lookup currency', pref.currency.code, currency);
+    // From the customer's first currency (USD for every workload customer), at the rate a quote now gets.
+    if (!this.nearRateBoundary(5_000)) {
+      const rate = await this.rateFor('USD', currency);
+      eq('lookup estimatedExchangeRate', pref.estimatedExchangeRate, rate.value);
+      const pow = 10n ** BigInt(rate.scale);
+      const bounds = CURRENCY_BOUNDS.USD!;
+      const min = Math.max(1, Number((BigInt(bounds.min) * rate.units + pow - 1n) / pow));
+      eq('lookup min', pref.min, min);
+      eq('lookup max', pref.max, Math.max(min, Number((BigInt(bounds.max) * rate.units) / pow)));
+    }
+    const l: Lookup = { id: w.lookupId, customerId: c.id, receiver: d, at: this.w.now() };
+    this.lookups.push(l);
+    return l;
+  }
+
+  /**
+   * A quote to a sandbox UMA party (or an external account) through a receiver lookup: the lookup,
+   * then POST /quotes with its lookupId and the payer data it asked for — priced and held exactly as
+   * a quote without one. Sometimes the quote names a lookup that must be refused: an unknown id,
+   * another receiver's or another sender's, one whose 15 minutes are over, or payer data missing.
+   */
+  async lookupQuote(): Promise<void> {
+    if (this.nearRateBoundary(5_000)) return this.fund();
+    const c = this.rng.pick(this.customers);
+    const a = this.pickAccount(this.fiatAccounts().filter((x) => x.customerId === c.id));
+    const clear = (l: Lookup) => this.w.clearlyBefore(l.at + LOOKUP_TTL_MS) || this.w.clearlyAfter(l.at + LOOKUP_TTL_MS);
+    const earlier = this.lookups.filter((l) => l.customerId === c.id && clear(l));
+    let l: Lookup | undefined;
+    let d: Destination;
+    let use: LookupUse;
+    if (earlier.length > 0 && this.rng.chance(0.25)) {
+      // A lookup made earlier: it serves any number of quotes until its 15 minutes are over.
+      l = this.rng.pick(earlier);
+      d = l.receiver;
+      const expired = this.w.clearlyAfter(l.at + LOOKUP_TTL_MS);
+      use = {
+        id: l.id,
+        info: PAYER_INFO,
+        refusal: expired ? { status: 404, code: 'LOOKUP_REQUEST_NOT_FOUND', why: 'expired lookupId' } : undefined,
+      };
+    } else {
+      d = this.rng.chance(0.75)
+        ? { kind: 'uma', name: this.rng.weighted(UMA_NAMES) }
+        : { kind: 'external', ext: await this.external(c.id, this.rng.chance(0.5) ? 'US' : 'EUR', this.pickSuffix(QUOTE_SUFFIXES)) };
+      l = await this.lookup(c, d);
+      if (!l) return;
+      const variant = this.rng.weighted([
+        ['honoured', 7],
+        ['unknown', 1],
+        ['otherReceiver', 1],
+        ['otherSender', 0.7],
+        ['noPayerData', d.kind === 'uma' ? 0.8 : 0],
+      ] as const);
+      use = { id: l.id, info: d.kind === 'uma' ? PAYER_INFO : undefined, refusal: undefined };
+      if (variant === 'unknown') {
+        const hex = (n: number) => Array.from({ length: n }, () => this.rng.int(0, 15).toString(16)).join('');
+        use = {
+          id: `Lookup:${hex(8)}-${hex(4)}-7${hex(3)}-8${hex(3)}-${hex(12)}`,
+          info: PAYER_INFO,
+          refusal: { status: 404, code: 'LOOKUP_REQUEST_NOT_FOUND', why: 'unknown lookupId' },
+        };
+      } else if (variant === 'otherReceiver') {
+        // The lookup was for `d`; the quote pays someone else (another party, or the other kind).
+        const others = Object.keys(UMA_PARTIES).filter((n) => d.kind !== 'uma' || n !== d.name);
+        d = { kind: 'uma', name: this.rng.pick(others) };
+        use.info = PAYER_INFO;
+        use.refusal = { status: 400, code: 'INVALID_INPUT', why: "another receiver's lookupId" };
+      } else if (variant === 'otherSender') {
+        const other = this.rng.pick(this.customers.filter((x) => x.id !== c.id));
+        const theirs = await this.lookup(other, d);
+        if (!theirs) return;
+        use = { id: theirs.id, info: use.info, refusal: { status: 400, code: 'INVALID_INPUT', why: "another sender's lookupId" } };
+      } else if (variant === 'noPayerData') {
+        use.info = this.rng.chance(0.5) ? { FULL_NAME: PAYER_INFO.FULL_NAME } : undefined;
+        use.refusal = { status: 400, code: 'MISSING_MANDATORY_USER_INFO', why: 'payer data missing' };
+      }
+    }
+    const side = this.rng.chance(0.75) ? 'SENDING' : 'RECEIVING';
+    const immediate = this.rng.chance(0.4);
+    const p = await this.planQuote(a, d, side, this.quoteAmount(a, side, this.destCurrency(d)), immediate, { lookup: use });
+    const apply = p.apply;
+    await this.w.send({
+      ...p,
+      apply: async (res) => {
+        await apply(res);
+        if (use.refusal && use.refusal.status === 400 && use.refusal.code === 'INVALID_INPUT') {
+          const fields = (res.body.details?.errors ?? []).map((e: { field?: string }) => e.field);
+          if (!fields.includes('lookupId')) throw new AuditError(`a refused lookupId not named in the error: ${res.text}`);
+        }
+        if (use.refusal?.code === 'MISSING_MANDATORY_USER_INFO') {
+          const fields = (res.body.details?.errors ?? []).map((e: { field?: string }) => e.field).sort();
+          const want = ['senderCustomerInfo.BIRTH_DATE', ...(use.info ? [] : ['senderCustomerInfo.FULL_NAME'])];
+          eq('missing payer fields', fields.join(), want.join());
+        }
+        if (use.refusal?.code === 'LOOKUP_REQUEST_NOT_FOUND') eq('refused lookupId', res.body.details?.lookupId, use.id);
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Invitations (docs/invitations.md)
+
+  /** Invitations whose expiry (if any) is clear of the margin, so their status is known. */
+  private knownInvitations(): MInvitation[] {
+    return [...this.m.invitations.values()].filter(
+      (i) => i.expiresAt === null || this.w.clearlyBefore(i.expiresAt) || this.w.clearlyAfter(i.expiresAt),
+    );
+  }
+
+  /**
+   * An invitation's lifecycle for the workload's customers: create one (some with an amount, some
+   * expiring), claim it (INVITATION.CLAIMED, counted by the webhook audit) and sometimes claim it
+   * again at once (400 INVITATION_ALREADY_CLAIMED), cancel it, or claim or cancel one no longer
+   * PENDING (the 400 of its state), read one, or name a code that does not exist.
+   */
+  async invitation(): Promise<void> {
+    const known = this.knownInvitations();
+    const open = known.filter((i) => this.m.invitationStatus(i, this.w.now()) === 'PENDING');
+    const done = known.filter((i) => this.m.invitationStatus(i, this.w.now()) !== 'PENDING');
+    const kind = this.rng.weighted([
+      ['create', open.length < 3 ? 4 : 1],
+      ['claim', open.length > 0 ? 4 : 0],
+      ['cancel', open.length > 0 ? 1.5 : 0],
+      ['again', done.length > 0 ? 2 : 0],
+      ['read', known.length > 0 ? 0.5 : 0],
+      ['self', open.length > 0 ? 0.3 : 0],
+      ['unknown', 0.3],
+    ] as const);
+    if (kind === 'create') return this.createInvitation();
+    if (kind === 'unknown') {
+      const code = Array.from({ length: 12 }, () => this.rng.pick([...'0123456789abcdefghjkmnpqrstvwxyz'])).join('');
+      const res = await this.w.api.post(`/invitations/${code}/claim`, { inviteeUma: this.invitee() });
+      this.w.record(`claim an invitation code that does not exist → ${res.status} ${res.body?.code}`);
+      this.w.features.add(`invitation claim unknown → ${res.status} ${res.body?.code}`);
+      return expectError(res, 404, 'INVITATION_NOT_FOUND', 'claim an unknown invitation');
+    }
+    if (kind === 'read') {
+      const inv = this.rng.pick(known);
+      const res = await this.w.api.get(`/invitations/${inv.code}`);
+      this.w.record(`read invitation #${inv.n} → ${res.status} ${res.body?.status}`);
+      expectStatus(res, 200, 'GET invitation');
+      this.w.checkInvitation(res.body, inv);
+      this.w.features.add(`invitation read ${this.m.invitationStatus(inv, this.w.now())}`);
+      return;
+    }
+    if (kind === 'again') {
+      const inv = this.rng.pick(done);
+      return void (await this.w.send(this.planInvitation(inv, this.rng.chance(0.6) ? 'claim' : 'cancel')));
+    }
+    const inv = this.rng.pick(open);
+    if (kind === 'cancel') return void (await this.w.send(this.planInvitation(inv, 'cancel')));
+    const res = await this.w.send(this.planInvitation(inv, 'claim', kind === 'self'));
+    // A second claim of the link just claimed is refused, naming who claimed it; nothing is emitted again.
+    if (res.status === 200 && this.rng.chance(0.5)) await this.w.send(this.planInvitation(inv, 'claim'));
+  }
+
+  private invitee(): string {
+    this.inviteeSerial += 1;
+    return `$invitee-${this.inviteeSerial}@elsewhere.example`;
+  }
+
+  private async createInvitation(): Promise<void> {
+    const c = this.rng.pick(this.customers);
+    const firstName = this.rng.chance(0.5) ? 'Pat' : null;
+    const r = this.rng.next();
+    // The inviter's currency is its first one: USD for every workload customer.
+    const amount = r < 0.4 ? this.rng.int(100, 500_000) : r < 0.45 ? CURRENCY_BOUNDS.USD!.max + this.rng.int(1, 1_000) : null;
+    const expiresAt = this.rng.chance(0.4) ? this.w.now() + this.rng.int(1, 20) * MINUTE : null;
+    const body = {
+      inviterUma: c.uma,
+      ...(firstName ? { firstName } : {}),
+      ...(amount !== null ? { amountToSend: amount } : {}),
+      ...(expiresAt !== null ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
+    };
+    const outOfRange = amount !== null && amount > CURRENCY_BOUNDS.USD!.max;
+    await this.w.send({
+      label: `create invitation #${this.m.invitations.size + 1} by customer ${c.n}${amount !== null ? ` for ${amount}` : ''}${expiresAt !== null ? `, expiring in ${(expiresAt - this.w.now()) / MINUTE} min` : ''}`,
+      client: this.w.api,
+      path: '/invitations',
+      body,
+      key: undefined,
+      debits: [],
+      feature: 'invitation create',
+      apply: (res) => {
+        if (outOfRange) return expectError(res, 400, 'AMOUNT_OUT_OF_RANGE', 'create invitation');
+        expectStatus(res, 201, 'create invitation');
+        const w = res.body;
+        if (typeof w.code !== 'string' || !INVITATION_CODE.test(w.code)) throw new AuditError(`invitation code ${w.code}`);
+        if (this.m.invitations.has(w.code)) throw new AuditError(`invitation code ${w.code} given twice`);
+        eq('invitation status', w.status, 'PENDING');
+        this.w.checkStamp('invitation createdAt', w.createdAt);
+        const inv: MInvitation = {
+          n: this.m.invitations.size + 1,
+          code: w.code,
+          inviterUma: c.uma,
+          status: 'PENDING',
+          createdAt: w.createdAt,
+          expiresAt,
+          firstName,
+          amountToSend: amount !== null ? { amount, currency: 'USD' } : null,
+          inviteeUma: null,
+          claimedAt: null,
+        };
+        this.w.checkInvitation(w, inv);
+        this.m.invitations.set(inv.code, inv);
+      },
+    });
+  }
+
+  /** A claim or cancel of `inv`: PENDING moves it (a claim by the inviter itself is a 400); any other state is the 400 naming it. */
+  private planInvitation(inv: MInvitation, action: 'claim' | 'cancel', self = false): Planned {
+    const status = this.m.invitationStatus(inv, this.w.now());
+    const inviteeUma = action === 'claim' ? (self ? inv.inviterUma : this.invitee()) : undefined;
+    return {
+      label: `${action} invitation #${inv.n} (${status})${self ? ' by its inviter' : ''}`,
+      client: this.w.api,
+      path: `/invitations/${inv.code}/${action}`,
+      body: inviteeUma !== undefined ? { inviteeUma } : {},
+      key: undefined,
+      debits: [],
+      feature: `invitation ${action} ${status}${self ? ' (own address)' : ''}`,
+      apply: (res) => {
+        const details = res.body?.details;
+        if (status === 'CLAIMED') {
+          expectError(res, 400, 'INVITATION_ALREADY_CLAIMED', `${action} a claimed invitation`);
+          eq('refusal details.status', details?.status, 'CLAIMED');
+          return eq('refusal details.inviteeUma', details?.inviteeUma, inv.inviteeUma);
+        }
+        if (status === 'CANCELLED') {
+          expectError(res, 400, 'INVITATION_CANCELLED', `${action} a cancelled invitation`);
+          return eq('refusal details.status', details?.status, 'CANCELLED');
+        }
+        if (status === 'EXPIRED') {
+          expectError(res, 400, 'EXPIRED', `${action} an expired invitation`);
+          eq('refusal details.status', details?.status, 'EXPIRED');
+          return eq('refusal details.expiresAt', details?.expiresAt, new Date(inv.expiresAt!).toISOString());
+        }
+        if (self) return expectError(res, 400, 'INVALID_INPUT', 'claim by the inviter');
+        expectStatus(res, 200, `${action} invitation`);
+        if (action === 'claim') {
+          inv.status = 'CLAIMED';
+          inv.inviteeUma = inviteeUma!;
+          inv.claimedAt = res.body.claimedAt;
+          this.w.checkStamp('invitation claimedAt', res.body.claimedAt);
+        } else {
+          inv.status = 'CANCELLED';
+        }
+        this.w.checkInvitation(res.body, inv);
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Bulk customer import (docs/bulk-import.md)
+
+  /**
+   * A small CSV import (one chunk: in-process, the system clock is frozen and chunk runs are paced
+   * on it): a few new customers and one duplicate row — of another row in the file or of an existing
+   * customer — which is a row error. The job is followed to COMPLETED within the step; its customers
+   * then join the model with their (empty) accounts. Sometimes the file is bad: a 400 that leaves
+   * nothing behind (the next balance audit would see any customer it made).
+   */
+  async bulkImport(): Promise<void> {
+    if (this.umaDomain === undefined) {
+      const cfg = await this.w.api.get('/config');
+      expectStatus(cfg, 200, 'GET /config');
+      this.umaDomain = cfg.body.umaDomain as string;
+    }
+    const row = (pid: string, serial: number) =>
+      `$wl-bulk-${serial}@${this.umaDomain},${pid},INDIVIDUAL,Sam Bulk,1988-03-04,wl-bulk-${serial}@example.com,"1 Main St, Apt 2",San Francisco,CA,94105,US`;
+    const good = Array.from({ length: this.rng.int(2, 3) }, () => {
+      this.bulkSerial += 1;
+      return { pid: `wl-bulk-${this.bulkSerial}`, serial: this.bulkSerial };
+    });
+    const dupAt = this.rng.int(1, good.length);
+    const ofFile = this.rng.chance(0.5);
+    const dupPid = ofFile ? good[this.rng.int(0, dupAt - 1)]!.pid : this.rng.pick(this.customers).platformCustomerId;
+    this.bulkSerial += 1;
+    const lines = good.map((g) => row(g.pid, g.serial));
+    lines.splice(dupAt, 0, row(dupPid, this.bulkSerial));
+    const bad = this.rng.chance(0.15);
+    const header = bad ? `${BULK_HEADER},nickname` : BULK_HEADER;
+    const csv = `${[header, ...lines].join(this.rng.chance(0.5) ? '\r\n' : '\n')}\n`;
+    const res = await this.w.api.postFile('/customers/bulk/csv', 'file', csv, 'customers.csv', 'text/csv');
+    this.w.record(
+      `bulk import of ${lines.length} rows (row ${dupAt + 2} repeats ${ofFile ? 'an earlier row' : 'an existing customer'}${bad ? ', an unknown column' : ''}) → ${res.status} ${res.body?.jobId ?? res.body?.code}`,
+    );
+    this.w.features.add(
+      `bulk import upload${bad ? ' (bad header)' : ''} → ${res.status}${typeof res.body?.code === 'string' ? ` ${res.body.code}` : ''}`,
+    );
+    if (bad) {
+      // Nothing of the file is kept: no job, no customer (the balance audit lists every customer account).
+      this.bulkSerial -= lines.length;
+      return expectError(res, 400, 'INVALID_INPUT', 'bulk import with an unknown column');
+    }
+    expectStatus(res, 202, 'bulk import');
+    eq('bulk import status', res.body.status, 'PENDING');
+    const jobId = res.body.jobId as string;
+    if (!/^Job:/.test(jobId)) throw new AuditError(`bulk import jobId ${jobId}`);
+    this.bulkJobs += 1;
+    const deadline = Date.now() + 15_000;
+    let job: Wire;
+    for (;;) {
+      const got = await this.w.api.get(`/customers/bulk/jobs/${jobId}`);
+      expectStatus(got, 200, 'GET bulk import job');
+      job = got.body;
+      if (job.status === 'COMPLETED' || job.status === 'FAILED') break;
+      if (job.status !== 'PENDING' && job.status !== 'PROCESSING') throw new AuditError(`bulk import job status ${job.status}`);
+      if (Date.now() > deadline) throw new AuditError(`bulk import ${jobId} not finished after 15 s: ${JSON.stringify(job)}`);
+      await sleep(10);
+    }
+    this.w.record(`bulk import job → ${job.status} ${job.progress?.successful}/${job.progress?.total} imported`);
+    this.w.features.add(`bulk import (duplicate ${ofFile ? 'in the file' : 'of a customer'}) → ${job.status}`);
+    this.m.bulkJobs.set(jobId, 'BULK_UPLOAD.COMPLETED');
+    eq('bulk job id', job.id, jobId);
+    eq('bulk job status', job.status, 'COMPLETED');
+    eq(
+      'bulk job progress',
+      JSON.stringify(job.progress),
+      JSON.stringify({ total: lines.length, processed: lines.length, successful: good.length, failed: 1 }),
+    );
+    this.w.checkStamp('bulk job completedAt', job.completedAt);
+    eq('bulk job errors', job.errors.length, 1);
+    eq('bulk job error correlationId', job.errors[0].correlationId, dupPid);
+    eq('bulk job error code', job.errors[0].code, 'CONFLICT');
+    eq('bulk job error row', job.errors[0].details?.row, dupAt + 2);
+    for (const g of good) {
+      const listed = await this.w.api.get('/customers', { query: { platformCustomerId: g.pid } });
+      expectStatus(listed, 200, 'GET /customers');
+      eq(`imported customers ${g.pid}`, listed.body.data.length, 1);
+      const cw = listed.body.data[0];
+      eq(`imported ${g.pid} umaAddress`, cw.umaAddress, `$wl-bulk-${g.serial}@${this.umaDomain}`);
+      eq(`imported ${g.pid} fullName`, cw.fullName, 'Sam Bulk');
+      eq(`imported ${g.pid} address.line1`, cw.address?.line1, '1 Main St, Apt 2');
+      // No currencies column: every currency the platform supports (USDB with an embedded wallet).
+      eq(`imported ${g.pid} currencies`, JSON.stringify(cw.currencies), JSON.stringify(Object.keys(CURRENCY_BOUNDS)));
+      await this.adopt({ id: cw.id, n: this.customers.length + 1, platformCustomerId: g.pid, uma: cw.umaAddress }, true);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
