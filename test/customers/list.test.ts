@@ -124,6 +124,10 @@ describe('GET /customers', () => {
     const offset = new Date(Date.parse(t.bob!)).toISOString().replace('T12:', 'T14:').replace('.000Z', '+02:00');
     expect(ids(await p.api.get('/customers', { query: { createdAfter: noMillis, createdBefore: noMillis } }))).toEqual([c.bob.id]);
     expect(ids(await p.api.get('/customers', { query: { createdAfter: offset, createdBefore: offset } }))).toEqual([c.bob.id]);
+    // A leap second (RFC 3339 allows :60) is the next second, not a 500.
+    const leap = await p.api.get('/customers', { query: { createdBefore: '2016-12-31T23:59:60Z' } });
+    expect(leap.status, leap.text).toBe(200);
+    expect(ids(leap)).toEqual([]);
   });
 
   it('filters by updatedAfter / updatedBefore, both inclusive', async () => {
