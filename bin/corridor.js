@@ -8,14 +8,11 @@ import v8 from 'node:v8';
 
 // Memory: V8 lets the old generation grow to several times what is live before it collects, and a
 // busy server's heap drifts far above its working set (peak RSS 270 MB under the payment bench).
-// A smaller growing factor and young generation keep it near what is live — peak
-// RSS 160–185 MB there, at the same throughput (docs/performance.md, "Memory under load"). Set
+// A smaller growing factor keeps it near what is live — peak RSS ~185 MB there, at the same
+// throughput (docs/performance.md, "Memory under load"). Set
 // before anything is allocated, unless the operator set them (node options or NODE_OPTIONS win).
 const given = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-for (const [name, value] of [
-  ['max-semi-space-size', '4'],
-  ['heap-growing-percent', '30'],
-]) {
+for (const [name, value] of [['heap-growing-percent', '30']]) {
   if (!new RegExp(`--${name}\\b|--${name.replaceAll('-', '_')}\\b`).test(given)) v8.setFlagsFromString(`--${name}=${value}`);
 }
 
