@@ -10,7 +10,7 @@ import type { Database } from '../../store/schema.ts';
  * Tokens, configuration, the webhook signing key and the platform's own internal accounts (emptied,
  * not replaced) are kept.
  */
-const RESETTABLE_TABLES = [
+export const RESETTABLE_TABLES = [
   'lookups',
   'bulk_import_errors',
   'bulk_import_chunks',
