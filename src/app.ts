@@ -49,6 +49,9 @@ import { lookupRoutes } from './modules/lookups/lookups.routes.ts';
 import { ownershipRoutes } from './modules/ownership/ownership.routes.ts';
 import { kycLinkRoutes } from './modules/kyc-links/kyc-links.routes.ts';
 import { contactVerificationRoutes } from './modules/contact-verification/contact-verification.routes.ts';
+import { scaRoutes } from './modules/sca/sca.routes.ts';
+import { cardRoutes } from './modules/cards/cards.routes.ts';
+import { stablecoinRoutes } from './modules/stablecoins/stablecoins.routes.ts';
 import { WebhookDeliverer } from './webhook-delivery/deliverer.ts';
 import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhook-delivery/catalogue.ts';
 import { toLiveNames } from './lib/wire-names.ts';
@@ -222,6 +225,10 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(ownershipRoutes(ctx));
       await api.register(kycLinkRoutes(ctx));
       await api.register(contactVerificationRoutes(ctx));
+      // Issues #23 and #24.
+      await api.register(scaRoutes(ctx));
+      await api.register(cardRoutes(ctx));
+      await api.register(stablecoinRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );

@@ -41,9 +41,19 @@ export interface EntryInput {
 /**
  * SANDBOX_ISSUER: source of sandbox funding; RAIL_CLEARING: the outside world on the payment rails;
  * IN_TRANSIT: payments in flight that are not held on an internal account; FEES: fees of a platform
- * without an internal account in the fee currency.
+ * without an internal account in the fee currency; CARD_NETWORK: the card network's settlement
+ * side (merchants paid by clearings, refunds coming back); STABLECOIN_SUPPLY: the issued supply of
+ * a platform's stablecoins (minus its balance, per stablecoin currency, is the supply);
+ * STABLECOIN_RESERVE: the fiat that backs it.
  */
-export type SystemRole = 'SANDBOX_ISSUER' | 'RAIL_CLEARING' | 'IN_TRANSIT' | 'FEES';
+export type SystemRole =
+  | 'SANDBOX_ISSUER'
+  | 'RAIL_CLEARING'
+  | 'IN_TRANSIT'
+  | 'FEES'
+  | 'CARD_NETWORK'
+  | 'STABLECOIN_SUPPLY'
+  | 'STABLECOIN_RESERVE';
 
 /** The system account of a platform for a role (one per platform, any currency). */
 export function systemAccount(platformId: string, role: SystemRole): string {

@@ -21,6 +21,9 @@ import { m0018OwnershipVerification } from './0018_ownership_verification.ts';
 import { m0019KycLinks } from './0019_kyc_links.ts';
 import { m0020ContactVerification } from './0020_contact_verification.ts';
 import { m0021BulkImport } from './0021_bulk_import.ts';
+import { m0022Sca } from './0022_sca.ts';
+import { m0023Cards } from './0023_cards.ts';
+import { m0024Stablecoins } from './0024_stablecoins.ts';
 
 export interface Migration {
   name: string;
@@ -50,4 +53,7 @@ export const migrations: Migration[] = [
   m0019KycLinks,
   m0020ContactVerification,
   m0021BulkImport,
+  m0022Sca,
+  m0023Cards,
+  m0024Stablecoins,
 ];

@@ -1,0 +1,9 @@
+/**
+ * Stablecoins (issue #24): the area's routes.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.ts';
+
+export function stablecoinRoutes(_ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async () => {};
+}
