@@ -34,6 +34,7 @@ const SLOW: Record<string, number> = {
   'test/webhooks/listen.test.ts': 20, // `corridor webhooks listen` as a child process
   'test/workload/workload.test.ts': 20, // the long seeded workload (three seeds × 160 steps) with its auditor
   'test/readme/snippets.test.ts': 15, // every README sh block against `npm start`
+  'test/cards/reveal-log.test.ts': 5, // a card's reveal against a child process, its log searched for the card number
   'test/payments/crash-replay.test.ts': 8, // a child process SIGKILLed with keyed payments in flight
   'test/wallet/cli.test.ts': 5, // `corridor wallet …` as child processes
   'test/agents/log-redaction.test.ts': 5, // the log of a real `corridor start` process

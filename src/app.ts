@@ -105,7 +105,10 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     logger: {
       level: config.logLevel,
       // Defence in depth: nothing logs these, and if something ever did they would be masked.
-      redact: { paths: ['req.headers.authorization', '*.clientSecret', '*.secret', '*.otp', '*.accessToken'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', '*.clientSecret', '*.secret', '*.otp', '*.accessToken', '*.apiClientSecret'],
+        censor: '[redacted]',
+      },
     },
     // Fastify's own per-request lines are off; installRequestLog writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),

@@ -9,10 +9,18 @@
 import type { AppContext } from './context.ts';
 import type { JobHandler } from './jobs/jobs.ts';
 import { bulkImportJob, JOB_BULK_IMPORT } from './modules/bulk-import/bulk-import.service.ts';
+import { holdExpiryJob, JOB_CARD_HOLD_EXPIRY, JOB_CARD_PULL_CONFIRM, pullConfirmJob } from './modules/cards/card-transactions.service.ts';
+import { JOB_CARD_PROVISION, provisionCardJob } from './modules/cards/cards.service.ts';
 import { JOB_OWNERSHIP_LIVENESS, livenessResultJob } from './modules/ownership/ownership.service.ts';
 import { failPaymentJob, JOB_FAIL, JOB_RETURN, JOB_SETTLE, returnPaymentJob, settlePaymentJob } from './modules/payments/payment-engine.ts';
 import { expireQuoteJob, JOB_QUOTE_EXPIRE } from './modules/payments/quotes.service.ts';
+import { scaQuoteExpireJob } from './modules/payments/quote-authorize.service.ts';
+import { JOB_SCA_QUOTE_EXPIRE } from './modules/payments/sca-gate.ts';
 import { approvalTimeoutJob, incomingApprovalReply, JOB_APPROVAL_TIMEOUT } from './modules/payments/transactions.service.ts';
+import { JOB_SCA_RESET_EXPIRE, JOB_SCA_RESET_REVIEW, scaResetExpireJob, scaResetReviewJob } from './modules/sca/sca.resets.service.ts';
+import { JOB_STABLECOIN_OPERATION, operationStepJob } from './modules/stablecoins/operation-flow.ts';
+import { JOB_STABLECOIN_LINK_LAPSE, linkLapseJob } from './modules/stablecoins/provider-accounts.service.ts';
+import { issuanceJob, JOB_STABLECOIN_ISSUANCE } from './modules/stablecoins/stablecoins.service.ts';
 import { openUnit, type Unit } from './unit.ts';
 import type { ReplyHook, ReplyVerdict, WebhookReply } from './webhook-delivery/deliverer.ts';
 
@@ -23,9 +31,18 @@ export function jobHandlers(): ReadonlyMap<string, JobHandler> {
     [JOB_FAIL, failPaymentJob],
     [JOB_RETURN, returnPaymentJob],
     [JOB_QUOTE_EXPIRE, expireQuoteJob],
+    [JOB_SCA_QUOTE_EXPIRE, scaQuoteExpireJob],
     [JOB_APPROVAL_TIMEOUT, approvalTimeoutJob],
     [JOB_BULK_IMPORT, bulkImportJob],
     [JOB_OWNERSHIP_LIVENESS, livenessResultJob],
+    [JOB_CARD_PROVISION, provisionCardJob],
+    [JOB_CARD_HOLD_EXPIRY, holdExpiryJob],
+    [JOB_CARD_PULL_CONFIRM, pullConfirmJob],
+    [JOB_SCA_RESET_REVIEW, scaResetReviewJob],
+    [JOB_SCA_RESET_EXPIRE, scaResetExpireJob],
+    [JOB_STABLECOIN_LINK_LAPSE, linkLapseJob],
+    [JOB_STABLECOIN_ISSUANCE, issuanceJob],
+    [JOB_STABLECOIN_OPERATION, operationStepJob],
   ]);
 }
 

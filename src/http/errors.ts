@@ -47,6 +47,8 @@ export const ERROR_CATALOGUE = {
     'STABLECOIN_PROVIDER_ACCOUNT_REVOKED',
     'STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED',
     'CARDHOLDER_KYC_NOT_APPROVED',
+    // Cards: the live operations and guides use it, though the live Error400 enum lacks it (docs/cards.md).
+    'FUNDING_SOURCE_INELIGIBLE',
     'TRANSACTION_SIZE_LIMIT_EXCEEDED',
     'EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED',
   ],

@@ -374,7 +374,7 @@ export function assertBalanced(entry: EntryInput): void {
 }
 
 export interface LedgerProblem {
-  kind: 'UNBALANCED_ENTRY' | 'BALANCE_MISMATCH' | 'NEGATIVE_BALANCE';
+  kind: 'UNBALANCED_ENTRY' | 'BALANCE_MISMATCH' | 'NEGATIVE_BALANCE' | 'SUPPLY_MISMATCH';
   id: string;
   detail: string;
 }
@@ -398,6 +398,48 @@ export async function checkLedger(db: Kysely<Database>, platformId?: string): Pr
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute((trx) => checkLedgerIn(trx, platformId));
+}
+
+/**
+ * Stablecoins (modules/stablecoins): each one's stored supply must equal −(its platform's
+ * STABLECOIN_SUPPLY postings in its symbol), and each platform's STABLECOIN_RESERVE in a base
+ * currency must equal the supply of its stablecoins on that currency in whole cents
+ * (supply / 10^(decimals − 2)). One indexed query when no stablecoin is concerned.
+ */
+async function checkStablecoinSupply(db: Kysely<Database>, platformId?: string): Promise<LedgerProblem[]> {
+  let q = db.selectFrom('stablecoins').select(['id', 'platform_id', 'symbol', 'decimals', 'base_currency', 'supply']);
+  if (platformId) q = q.where('platform_id', '=', platformId);
+  const coins = await q.execute();
+  if (coins.length === 0) return [];
+  const platforms = [...new Set(coins.map((c) => c.platform_id))];
+  const accounts = platforms.flatMap((p) => [systemAccount(p, 'STABLECOIN_SUPPLY'), systemAccount(p, 'STABLECOIN_RESERVE')]);
+  const sums = await db
+    .selectFrom('ledger_postings')
+    .select(['account_id', 'currency', (eb) => eb.fn.sum<number>('amount').as('total')])
+    .where('account_id', 'in', accounts)
+    .groupBy(['account_id', 'currency'])
+    .execute();
+  const total = (account: string, currency: string) =>
+    Number(sums.find((r) => r.account_id === account && r.currency === currency)?.total ?? 0);
+  const problems: LedgerProblem[] = [];
+  const reserves = new Map<string, number>();
+  for (const c of coins) {
+    const stored = Number(c.supply);
+    const posted = -total(systemAccount(c.platform_id, 'STABLECOIN_SUPPLY'), c.symbol);
+    if (stored !== posted || stored < 0) {
+      problems.push({ kind: 'SUPPLY_MISMATCH', id: c.id, detail: `supply is ${stored} ${c.symbol}, postings say ${posted}` });
+    }
+    const key = `${systemAccount(c.platform_id, 'STABLECOIN_RESERVE')}|${c.base_currency}`;
+    reserves.set(key, (reserves.get(key) ?? 0) + stored / 10 ** (c.decimals - 2));
+  }
+  for (const [key, expected] of reserves) {
+    const [account, currency] = key.split('|') as [string, string];
+    const held = total(account, currency);
+    if (held !== expected) {
+      problems.push({ kind: 'SUPPLY_MISMATCH', id: account, detail: `reserve is ${held} ${currency}, the supply backs ${expected}` });
+    }
+  }
+  return problems;
 }
 
 async function checkLedgerIn(db: Kysely<Database>, platformId?: string): Promise<LedgerReport> {
@@ -441,6 +483,7 @@ async function checkLedgerIn(db: Kysely<Database>, platformId?: string): Promise
   for (const [key, total] of fromPostings) {
     problems.push({ kind: 'BALANCE_MISMATCH', id: key.split('|')[0]!, detail: `postings to an unknown account total ${total}` });
   }
+  problems.push(...(await checkStablecoinSupply(db, platformId)));
 
   let counts = db
     .selectFrom('ledger_postings')

@@ -353,7 +353,7 @@ export interface QuotesTable {
   id: string;
   platform_id: string;
   customer_id: string | null;
-  /** PENDING, PROCESSING, COMPLETED, FAILED or EXPIRED. */
+  /** PENDING, PENDING_AUTHORIZATION, PROCESSING, COMPLETED, FAILED or EXPIRED. */
   status: string;
   transaction_id: string;
   /** The request's source and destination objects, as JSON. */
@@ -380,6 +380,11 @@ export interface QuotesTable {
   /** The fee terms the quote was priced with (sending currency): the fixed part and the variable rate in bps. */
   fee_fixed: number | null;
   fee_variable_bps: number | null;
+  // Added by migration 0025 (issue #23).
+  /** The SCA authorisations still needed, in order (JSON array of purposes); null: none was ever needed. */
+  sca_steps: string | null;
+  /** The factor asked for (SMS_OTP or PASSKEY); null: the default. */
+  sca_factor: string | null;
 }
 
 export interface Database {
@@ -421,7 +426,7 @@ export type NewInternalAccount = Insertable<InternalAccountsTable>;
 export type CustomerRow = Selectable<CustomersTable>;
 /** Columns of migration 0014: a row built in code may leave them out (read as null), e.g. the bench's data sets. */
 type TransactionWireColumns = 'agent_id' | 'rail_selection_mode' | 'expected_settlement_at' | 'fee_fixed' | 'fee_variable_bps';
-type QuoteWireColumns = 'fee_fixed' | 'fee_variable_bps';
+type QuoteWireColumns = 'fee_fixed' | 'fee_variable_bps' | 'sca_steps' | 'sca_factor';
 export type TransactionRow = Omit<Selectable<TransactionsTable>, TransactionWireColumns> &
   Partial<Pick<Selectable<TransactionsTable>, TransactionWireColumns>>;
 export type QuoteRow = Omit<Selectable<QuotesTable>, QuoteWireColumns> & Partial<Pick<Selectable<QuotesTable>, QuoteWireColumns>>;

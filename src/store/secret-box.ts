@@ -164,6 +164,14 @@ export const SECRET_COLUMNS = {
   authRequestData: { table: 'auth_requests', column: 'data', key: 'id' },
   /** A delegated key's P-256 private scalar (64 hex); null once the key is revoked. */
   delegatedKey: { table: 'delegated_keys', column: 'private_key', key: 'id' },
+  /** A card's number (16 digits); null until the card is activated. */
+  cardPan: { table: 'cards', column: 'pan', key: 'id' },
+  /** A card's CVV (3 digits); null until the card is activated. */
+  cardCvv: { table: 'cards', column: 'cvv', key: 'id' },
+  /** A stablecoin provider account link's API client secret. */
+  stablecoinProviderSecret: { table: 'stablecoin_provider_accounts', column: 'api_client_secret', key: 'id' },
+  /** A customer's SCA TOTP shared secret (base32). */
+  scaTotpSecret: { table: 'sca_factors', column: 'totp_secret', key: 'id' },
 } as const;
 
 export type SecretColumn = (typeof SECRET_COLUMNS)[keyof typeof SECRET_COLUMNS];

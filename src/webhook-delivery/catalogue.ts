@@ -12,8 +12,9 @@
  * `direction`, which the live API keeps independent of `type`: an ACH pull is INCOMING + DEBIT).
  *
  * Left out, because its area is not built: `bulk-upload` (BULK_UPLOAD.COMPLETED,
- * BULK_UPLOAD.FAILED); out of scope altogether:
- * the card webhooks (CARD.*, CARD_TRANSACTION.*).
+ * BULK_UPLOAD.FAILED). The card webhooks (CARD.STATE_CHANGE, CARD.FUNDING_SOURCE_CHANGE and
+ * CARD_TRANSACTION.*, issue #24) carry the Card and the CardTransaction as the cards area returns
+ * them (src/modules/cards/, docs/cards.md).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Obj } from '../http/schemas.ts';
@@ -26,6 +27,7 @@ import { VerificationSchema } from '../modules/kyc/verifications.schemas.ts';
 import { UmaInvitationSchema } from '../modules/invitations/invitations.schemas.ts';
 import { TransactionSchema } from '../modules/payments/payments.schemas.ts';
 import { BulkImportJobSchema } from '../modules/bulk-import/bulk-import.schemas.ts';
+import { CardSchema, CardTransactionSchema } from '../modules/cards/cards.schemas.ts';
 
 /** A string enum as `{type: string, enum}` (what the live document uses for event types). */
 const StrEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -249,6 +251,44 @@ export const WEBHOOKS = {
       'transfer details); approve or reject it with POST /agents/{agentId}/actions/{actionId}/approve or /reject.',
     types: ['AGENT_ACTION.PENDING_APPROVAL'],
     data: AgentActionSchema,
+  }),
+  cardStateChange: define({
+    key: 'card-state-change',
+    operationId: 'cardStateChangeWebhook',
+    title: 'CardStateChangeWebhook',
+    summary: 'Card state change',
+    description:
+      "Sent when a card's state changes: PROCESSING → ACTIVE (provisioned) or → CLOSED with stateReason ISSUER_REJECTED, " +
+      'and every later ACTIVE ⇄ FROZEN and → CLOSED. The data is the card after the change.',
+    types: ['CARD.STATE_CHANGE'],
+    data: CardSchema,
+  }),
+  cardFundingSourceChange: define({
+    key: 'card-funding-source-change',
+    operationId: 'cardFundingSourceChangeWebhook',
+    title: 'CardFundingSourceChangeWebhook',
+    summary: 'Card funding source change',
+    description: 'Sent for every PATCH /cards/{id} that sets fundingSources; the data is the card with its new ordered fundingSources.',
+    types: ['CARD.FUNDING_SOURCE_CHANGE'],
+    data: CardSchema,
+  }),
+  cardTransaction: define({
+    key: 'card-transaction',
+    operationId: 'cardTransactionWebhook',
+    title: 'CardTransactionWebhook',
+    summary: 'Card transaction webhook',
+    description:
+      'Sent whenever a card transaction changes (an authorization approved, a clearing, a post-hoc pull, a return, an advice, ' +
+      'a pull confirmed, a hold released): the type is CARD_TRANSACTION.<its status after the change>, the data the transaction ' +
+      'as GET /transactions/{id} returns it. A declined authorization makes no transaction and no webhook.',
+    types: [
+      'CARD_TRANSACTION.AUTHORIZED',
+      'CARD_TRANSACTION.PARTIALLY_SETTLED',
+      'CARD_TRANSACTION.SETTLED',
+      'CARD_TRANSACTION.REFUNDED',
+      'CARD_TRANSACTION.EXCEPTION',
+    ],
+    data: CardTransactionSchema,
   }),
 };
 

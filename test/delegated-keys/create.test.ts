@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type Client } from '../helpers/http.ts';
+import { controlledIds } from '../cards/helpers.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import {
   advanceClock,
@@ -17,7 +18,7 @@ import {
   walletWithSession,
   type Session,
 } from '../helpers/wallet-auth.ts';
-import { activeKey, activity, createBody, expectChallenge, listKeys, newCardId, nextLeg, PATH, pendingKey } from './keys.ts';
+import { activeKey, activity, createBody, expectChallenge, listKeys, newCard, nextLeg, PATH, pendingKey, storedCard } from './keys.ts';
 
 const SANDBOX_SIGNATURE = 'sandbox-valid-signature';
 
@@ -27,7 +28,7 @@ let p: PlatformHandle;
 let w: { accountId: string; customerId: string; credentialId: string; session: Session };
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer({ deps: { ids: controlledIds() } });
   p = await srv.newPlatform({ name: 'Delegated keys' });
   await walletSetup(p);
   w = await walletWithSession(p.api);
@@ -36,7 +37,7 @@ afterAll(async () => srv?.close());
 
 describe('the three legs', () => {
   it('202 (identity), 202 (policies), 201 ACTIVE; PENDING in between; nothing listed after the first leg', async () => {
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const leg1 = await p.api.post(PATH, body);
     const c1 = expectChallenge(leg1);
     expect(Date.parse(c1.expiresAt)).toBeGreaterThan(Date.now());
@@ -88,7 +89,7 @@ describe('the three legs', () => {
   });
 
   it('the body on the retries may list its fields in another order (it is compared canonically)', async () => {
-    const body = createBody(w.accountId, 'reordered');
+    const body = await createBody(p.api, w, 'reordered');
     const leg1 = await p.api.post(PATH, body);
     const reordered = { nickname: body.nickname, internalAccountId: body.internalAccountId, cardId: body.cardId };
     const leg2 = await nextLeg(p.api, reordered, leg1, w.session.key);
@@ -97,14 +98,14 @@ describe('the three legs', () => {
 
   it('each stamped leg may use any active session of the wallet', async () => {
     const other = await otpLogin(p.api, w.credentialId);
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const leg1 = await p.api.post(PATH, body);
     const leg2 = await nextLeg(p.api, body, leg1, w.session.key);
     expect((await nextLeg(p.api, body, leg2, other.key)).status).toBe(201);
   });
 
   it('a funding source has one ACTIVE key: 409 on every leg while it has one; another card or wallet is another source', async () => {
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const early = await pendingKey(p.api, body, w.session.key);
     const key = await activeKey(p.api, body, w.session.key);
     const conflict = expectError(await p.api.post(PATH, body), 409, 'CONFLICT');
@@ -117,7 +118,7 @@ describe('the three legs', () => {
     expect(late.status, late.text).toBe(201);
     expect(late.body.fundingSourceId).toBe(key.fundingSourceId);
 
-    const otherCard = await activeKey(p.api, { ...body, cardId: newCardId() }, w.session.key);
+    const otherCard = await activeKey(p.api, { ...body, cardId: await newCard(p.api, w) }, w.session.key);
     expect(otherCard.fundingSourceId).not.toBe(key.fundingSourceId);
     const v = await walletWithSession(p.api);
     const otherWallet = await activeKey(p.api, { ...body, internalAccountId: v.accountId }, v.session.key);
@@ -126,7 +127,7 @@ describe('the three legs', () => {
 
   it('two last legs racing for one funding source: one ACTIVE key (201), the other 409 and still PENDING', async () => {
     const v = await walletWithSession(p.api);
-    const body = createBody(v.accountId);
+    const body = await createBody(p.api, v);
     const a = await pendingKey(p.api, body, v.session.key);
     const b = await pendingKey(p.api, body, v.session.key);
     const results = await Promise.all([a.leg2, b.leg2].map((leg2) => nextLeg(p.api, body, leg2, v.session.key)));
@@ -138,7 +139,7 @@ describe('the three legs', () => {
 
   it('an abandoned flow leaves a PENDING key that blocks nothing', async () => {
     const v = await walletWithSession(p.api);
-    const body = createBody(v.accountId);
+    const body = await createBody(p.api, v);
     await pendingKey(p.api, body, v.session.key);
     const key = await activeKey(p.api, body, v.session.key);
     const listed = await listKeys(p.api, { accountId: v.accountId });
@@ -147,7 +148,7 @@ describe('the three legs', () => {
   });
 
   it('sandbox-valid-signature stands in for the stamps on a sandbox platform', async () => {
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const leg1 = await p.api.post(PATH, body);
     const leg2 = await p.api.post(PATH, body, signed(SANDBOX_SIGNATURE, expectChallenge(leg1).requestId));
     const leg3 = await p.api.post(PATH, body, signed(SANDBOX_SIGNATURE, expectChallenge(leg2).requestId));
@@ -156,9 +157,10 @@ describe('the three legs', () => {
 
   it('a PRODUCTION platform takes real stamps only', async () => {
     const prod = await srv.newPlatform({ name: 'Delegated keys production', environment: 'PRODUCTION' });
-    const { accountId } = await walletSetup(prod);
+    const prodWallet = await walletSetup(prod);
+    const { accountId } = prodWallet;
     const session = await passkeyLogin(prod.api, accountId);
-    const body = createBody(accountId);
+    const body = { cardId: await storedCard(srv, prod.id, prodWallet), internalAccountId: accountId, nickname: 'Card payments key' };
     const leg1 = await prod.api.post(PATH, body);
     const sandboxLeg = await prod.api.post(PATH, body, signed(SANDBOX_SIGNATURE, expectChallenge(leg1).requestId));
     expectError(sandboxLeg, 401, 'WALLET_SIGNATURE_MALFORMED');
@@ -169,8 +171,8 @@ describe('the three legs', () => {
 
 describe('the signed legs refuse (401, with the failed check as reason) and change nothing', () => {
   /** Leg 1 of a fresh body, and the wallet's keys after it. */
-  async function started(): Promise<{ body: ReturnType<typeof createBody>; leg1: Awaited<ReturnType<Client['post']>> }> {
-    const body = createBody(w.accountId);
+  async function started(): Promise<{ body: Awaited<ReturnType<typeof createBody>>; leg1: Awaited<ReturnType<Client['post']>> }> {
+    const body = await createBody(p.api, w);
     return { body, leg1: await p.api.post(PATH, body) };
   }
 
@@ -220,7 +222,7 @@ describe('the signed legs refuse (401, with the failed check as reason) and chan
     const { body, leg1 } = await started();
     const s = signed(await stamp(w.session.key, leg1.body.payloadToSign), leg1.body.requestId);
     await refused(await p.api.post(PATH, { ...body, nickname: 'changed' }, s), 'WALLET_SIGNATURE_BODY_MISMATCH');
-    await refused(await p.api.post(PATH, { ...body, cardId: newCardId() }, s), 'WALLET_SIGNATURE_BODY_MISMATCH');
+    await refused(await p.api.post(PATH, { ...body, cardId: await newCard(p.api, w) }, s), 'WALLET_SIGNATURE_BODY_MISMATCH');
     const v = await walletWithSession(p.api);
     await refused(await p.api.post(PATH, { ...body, internalAccountId: v.accountId }, s), 'UNAUTHORIZED');
     // The second leg's body is checked as strictly.
@@ -239,7 +241,7 @@ describe('the signed legs refuse (401, with the failed check as reason) and chan
 
     // A fresh wallet: the clock advance outlives the shared session.
     const v = await walletWithSession(p.api);
-    const late = createBody(v.accountId);
+    const late = await createBody(p.api, v);
     const first = await p.api.post(PATH, late);
     await advanceClock(p.api, 301);
     const fresh = await otpLogin(p.api, v.credentialId);
@@ -254,7 +256,7 @@ describe('the signed legs refuse (401, with the failed check as reason) and chan
 
 describe('bad input, unknown ids, permissions', () => {
   it('400 INVALID_INPUT naming the field: missing fields, nickname length, unknown fields, wrong types, no body', async () => {
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     for (const [bad, field] of [
       [{ ...body, nickname: undefined }, 'nickname'],
       [{ ...body, cardId: undefined }, 'cardId'],
@@ -274,7 +276,7 @@ describe('bad input, unknown ids, permissions', () => {
   it('an account that is not an embedded wallet: 400 on internalAccountId', async () => {
     const accounts = await p.api.get('/customers/internal-accounts', { query: { customerId: w.customerId } });
     const usd = accounts.body.data.find((a: { type: string }) => a.type !== 'EMBEDDED_WALLET').id;
-    const res = expectError(await p.api.post(PATH, createBody(usd)), 400, 'INVALID_INPUT');
+    const res = expectError(await p.api.post(PATH, { ...(await createBody(p.api, w)), internalAccountId: usd }), 400, 'INVALID_INPUT');
     expect(res.body.details.errors).toEqual([{ field: 'internalAccountId', message: expect.any(String) }]);
   });
 
@@ -283,27 +285,36 @@ describe('bad input, unknown ids, permissions', () => {
     await walletSetup(q);
     const theirs = await walletWithSession(q.api);
     const unknown = expectError(
-      await p.api.post(PATH, createBody('InternalAccount:00000000-0000-4000-8000-000000000000')),
+      await p.api.post(PATH, {
+        ...(await createBody(p.api, w)),
+        internalAccountId: 'InternalAccount:00000000-0000-4000-8000-000000000000',
+      }),
       404,
       'REFERENCE_NOT_FOUND',
     );
-    const foreign = expectError(await p.api.post(PATH, createBody(theirs.accountId)), 404, 'REFERENCE_NOT_FOUND');
+    const theirBody = await createBody(q.api, theirs);
+    const foreign = expectError(
+      await p.api.post(PATH, { ...theirBody, cardId: (await createBody(p.api, w)).cardId }),
+      404,
+      'REFERENCE_NOT_FOUND',
+    );
     expect(foreign.body.message.replace(theirs.accountId, 'X')).toBe(unknown.body.message.replace(/InternalAccount:\S+/, 'X'));
     // Nor with their session's stamp on a signed leg.
-    const leg1 = await q.api.post(PATH, createBody(theirs.accountId));
+    const leg1 = await q.api.post(PATH, theirBody);
     const s = signed(await stamp(theirs.session.key, leg1.body.payloadToSign), leg1.body.requestId);
-    expectError(await p.api.post(PATH, createBody(theirs.accountId), s), 404, 'REFERENCE_NOT_FOUND');
-    for (const cardId of ['Card:nope', 'card-1', `Customer:${newCardId().slice(5)}`]) {
-      expectError(await p.api.post(PATH, { ...createBody(w.accountId), cardId }), 404, 'REFERENCE_NOT_FOUND');
+    expectError(await p.api.post(PATH, theirBody, s), 404, 'REFERENCE_NOT_FOUND');
+    // No card of this platform: ill-formed ids, an id no card has, and another platform's real card.
+    for (const cardId of ['Card:nope', 'card-1', 'Card:00000000-0000-7000-8000-000000000000', theirBody.cardId]) {
+      expectError(await p.api.post(PATH, { ...(await createBody(p.api, w)), cardId }), 404, 'REFERENCE_NOT_FOUND');
     }
   });
 
   it('401 without credentials; 403 for a token without MANAGE (VIEW, TRANSACT), decided before the body', async () => {
-    expectError(await srv.anon.post(PATH, createBody(w.accountId)), 401, 'UNAUTHORIZED');
+    expectError(await srv.anon.post(PATH, await createBody(p.api, w)), 401, 'UNAUTHORIZED');
     for (const perm of ['VIEW', 'TRANSACT']) {
       const t = await p.api.post('/tokens', { name: `dk ${perm}`, permissions: [perm] });
       const api = p.api.with({ basic: { id: t.body.clientId, secret: t.body.clientSecret } });
-      expectError(await api.post(PATH, createBody(w.accountId)), 403, 'FORBIDDEN');
+      expectError(await api.post(PATH, await createBody(p.api, w)), 403, 'FORBIDDEN');
       expectError(await api.post(PATH, { bogus: true }), 403, 'FORBIDDEN');
     }
   });
@@ -312,7 +323,7 @@ describe('bad input, unknown ids, permissions', () => {
 describe('the live CLI’s request shapes (cli/src/commands/auth.ts, cli/src/client.ts)', () => {
   it('create with Grid-Wallet-Signature / Request-Id headers, get with the id unencoded, list, revoke without a body', async () => {
     const cli = p.api.with({ basic: p.creds });
-    const body = { cardId: newCardId(), internalAccountId: w.accountId, nickname: 'cli key' };
+    const body = { cardId: await newCard(p.api, w), internalAccountId: w.accountId, nickname: 'cli key' };
     const headers = (sig: string, rid: string) => ({
       headers: { 'Grid-Wallet-Signature': sig, 'Request-Id': rid, Accept: 'application/json' },
     });

@@ -1,17 +1,68 @@
 /**
  * Delegated keys over HTTP for the area's tests: the three-leg create, driven by a wallet session's
- * key through @turnkey/api-key-stamper (test/helpers/wallet-auth.ts), and card ids for bindings.
+ * key through @turnkey/api-key-stamper (test/helpers/wallet-auth.ts), and the real cards (POST
+ * /cards, funded by the wallet) they bind to.
  */
 import { expect } from 'vitest';
+import { insertCard } from '../../src/modules/cards/cards.repo.ts';
 import type { Client, Res } from '../helpers/http.ts';
-import { unique } from '../helpers/random.ts';
+import { uniqueId } from '../helpers/random.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { signed, stamp, type KeyPair } from '../helpers/wallet-auth.ts';
 
 export const PATH = '/auth/delegated-keys';
 
-/** A `Card:<uuid>` no other call of this file was given. Corridor has no cards yet: any such id names one. */
-export function newCardId(): string {
-  return unique('card', (rng) => `Card:${rng.uuid()}`);
+/** A wallet: its EMBEDDED_WALLET account and the customer holding it. */
+export interface WalletRef {
+  accountId: string;
+  customerId: string;
+}
+
+/**
+ * A new card of the wallet's customer funded by the wallet (POST /cards on a sandbox platform; it
+ * exists from the 201, whatever its state). The platformCardId ends in a letter: no sandbox suffix.
+ */
+export async function newCard(api: Client, wallet: WalletRef): Promise<string> {
+  const res = await api.post('/cards', {
+    cardholderId: wallet.customerId,
+    platformCardId: `${uniqueId('dk-card')}-x`,
+    form: 'VIRTUAL',
+    fundingSources: [wallet.accountId],
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
+
+/**
+ * A card of a PRODUCTION platform's wallet. Cards are 501 there (Corridor has no card issuer), so
+ * the row is written through the cards repository, as an issuer-backed deployment would have it.
+ */
+export async function storedCard(srv: TestServer, platformId: string, wallet: WalletRef): Promise<string> {
+  const id = srv.app.ctx.deps.ids.next('Card');
+  const at = new Date().toISOString();
+  await insertCard(srv.app.ctx.db, {
+    id,
+    platform_id: platformId,
+    cardholder_id: wallet.customerId,
+    platform_card_id: id.slice('Card:'.length),
+    state: 'ACTIVE',
+    state_reason: null,
+    brand: 'VISA',
+    form: 'VIRTUAL',
+    last4: null,
+    exp_month: null,
+    exp_year: null,
+    pan: null,
+    cvv: null,
+    funding_sources: JSON.stringify([wallet.accountId]),
+    max_spend_per_transaction: null,
+    currency: 'USDB',
+    processor_ref: 'card_00000000',
+    issuer_ref: 'corridor_card_00000000',
+    created_at: at,
+    updated_at: at,
+  });
+  return id;
 }
 
 /** A DelegatedKey as the API returns it. */
@@ -33,8 +84,9 @@ export interface CreateBody {
   nickname: string;
 }
 
-export function createBody(accountId: string, nickname = 'Card payments key'): CreateBody {
-  return { cardId: newCardId(), internalAccountId: accountId, nickname };
+/** A create body for a new card of the wallet (made through `api`), bound to the wallet. */
+export async function createBody(api: Client, wallet: WalletRef, nickname = 'Card payments key'): Promise<CreateBody> {
+  return { cardId: await newCard(api, wallet), internalAccountId: wallet.accountId, nickname };
 }
 
 /** The 202 of a leg: exactly the SignedRequestChallenge fields. */

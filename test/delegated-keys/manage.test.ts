@@ -6,16 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type Client } from '../helpers/http.ts';
+import { controlledIds } from '../cards/helpers.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import { walletSetup, walletWithSession, type Session } from '../helpers/wallet-auth.ts';
-import { activeKey, createBody, expectChallenge, listKeys, newCardId, PATH, pendingKey } from './keys.ts';
+import { activeKey, createBody, expectChallenge, listKeys, PATH, pendingKey } from './keys.ts';
 
 let srv: TestServer;
 let p: PlatformHandle;
 let w: { accountId: string; customerId: string; credentialId: string; session: Session };
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer({ deps: { ids: controlledIds() } });
   p = await srv.newPlatform({ name: 'Delegated keys management' });
   await walletSetup(p);
   w = await walletWithSession(p.api);
@@ -31,8 +32,8 @@ async function tokenClient(perms: string[]): Promise<Client> {
 describe('GET /auth/delegated-keys', () => {
   it('by account, by funding source, by both (keys matching both); newest first; PENDING and REVOKED included', async () => {
     const v = await walletWithSession(p.api);
-    const cardA = createBody(v.accountId, 'card A');
-    const cardB = createBody(v.accountId, 'card B');
+    const cardA = await createBody(p.api, v, 'card A');
+    const cardB = await createBody(p.api, v, 'card B');
     const a1 = await activeKey(p.api, cardA, v.session.key);
     await pendingKey(p.api, cardB, v.session.key);
     const b2 = await activeKey(p.api, cardB, v.session.key);
@@ -62,12 +63,16 @@ describe('GET /auth/delegated-keys', () => {
     const res = expectError(await p.api.get(PATH), 400, 'INVALID_INPUT');
     expect(res.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['accountId', 'fundingSourceId']);
     expectError(await p.api.get(PATH, { query: { accountId: '' } }), 400, 'INVALID_INPUT');
-    const unknown = expectError(await p.api.get(PATH, { query: { accountId: w.accountId, cardId: newCardId() } }), 400, 'INVALID_INPUT');
+    const unknown = expectError(
+      await p.api.get(PATH, { query: { accountId: w.accountId, cardId: 'Card:00000000-0000-7000-8000-000000000000' } }),
+      400,
+      'INVALID_INPUT',
+    );
     expect(JSON.stringify(unknown.body.details)).toContain('cardId');
   });
 
   it('another platform sees none of them; 401 without credentials; a VIEW token may list', async () => {
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const q = await srv.newPlatform({ name: 'Delegated keys other' });
     expect(await listKeys(q.api, { accountId: w.accountId })).toEqual([]);
     expect(await listKeys(q.api, { fundingSourceId: key.fundingSourceId })).toEqual([]);
@@ -80,7 +85,7 @@ describe('GET /auth/delegated-keys', () => {
 
 describe('GET /auth/delegated-keys/{id}', () => {
   it('the key in every state; 404 for an unknown id and for another platform’s key, alike; percent-encoded ids', async () => {
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const { leg2 } = await pendingKey(p.api, body, w.session.key);
     const [pending] = await listKeys(p.api, { accountId: w.accountId });
     expect(pending!.status).toBe('PENDING');
@@ -100,7 +105,7 @@ describe('GET /auth/delegated-keys/{id}', () => {
 describe('DELETE /auth/delegated-keys/{id}', () => {
   it('ACTIVE → REVOKED (204), its private key destroyed; again → 400; a new key may then be made for the same source', async () => {
     const v = await walletWithSession(p.api);
-    const body = createBody(v.accountId);
+    const body = await createBody(p.api, v);
     const key = await activeKey(p.api, body, v.session.key);
     const stored = () => srv.app.ctx.db.selectFrom('delegated_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
     expect((await stored()).private_key).toEqual(expect.any(String));
@@ -122,7 +127,7 @@ describe('DELETE /auth/delegated-keys/{id}', () => {
 
   it('a PENDING key cannot be revoked (400, unchanged)', async () => {
     const v = await walletWithSession(p.api);
-    await pendingKey(p.api, createBody(v.accountId), v.session.key);
+    await pendingKey(p.api, await createBody(p.api, v), v.session.key);
     const [pending] = await listKeys(p.api, { accountId: v.accountId });
     const res = expectError(await p.api.delete(`${PATH}/${pending!.id}`), 400, 'INVALID_INPUT');
     expect(res.body.details).toEqual({ id: pending!.id, status: 'PENDING' });
@@ -130,7 +135,7 @@ describe('DELETE /auth/delegated-keys/{id}', () => {
   });
 
   it('404 for an unknown id and another platform’s key (unchanged); 401 without credentials; MANAGE only', async () => {
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const q = await srv.newPlatform({ name: 'Delegated keys intruder' });
     expectError(await q.api.delete(`${PATH}/DelegatedKey:00000000-0000-4000-8000-000000000000`), 404, 'REFERENCE_NOT_FOUND');
     expectError(await q.api.delete(`${PATH}/${key.id}`), 404, 'REFERENCE_NOT_FOUND');
@@ -144,7 +149,7 @@ describe('DELETE /auth/delegated-keys/{id}', () => {
 describe('key material at rest', () => {
   it('the first leg’s keypair leaves the pending request once the key holds it', async () => {
     const v = await walletWithSession(p.api);
-    const { leg1 } = await pendingKey(p.api, createBody(v.accountId), v.session.key);
+    const { leg1 } = await pendingKey(p.api, await createBody(p.api, v), v.session.key);
     const request = await srv.app.ctx.db
       .selectFrom('auth_requests')
       .selectAll()
@@ -152,7 +157,7 @@ describe('key material at rest', () => {
       .executeTakeFirstOrThrow();
     expect(request.consumed_at).not.toBeNull();
     expect(request.data).toBeNull();
-    const fresh = await p.api.post(PATH, createBody(v.accountId));
+    const fresh = await p.api.post(PATH, await createBody(p.api, v));
     const open = await srv.app.ctx.db
       .selectFrom('auth_requests')
       .select('data')

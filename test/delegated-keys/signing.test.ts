@@ -11,6 +11,7 @@ import { delegatedKeyStamp } from '../../src/modules/delegated-keys/delegated-ke
 import { runUnit } from '../../src/unit.ts';
 import { installAgent, policy } from '../agents/util.ts';
 import { expectError, type Client } from '../helpers/http.ts';
+import { controlledIds } from '../cards/helpers.ts';
 import { startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 import { keyFromPrivate, keyPair, signed, stamp, walletSetup, walletWithSession, type KeyPair } from '../helpers/wallet-auth.ts';
 import { activeKey, createBody, expectChallenge, listKeys, PATH, pendingKey } from './keys.ts';
@@ -22,7 +23,7 @@ let srv: TestServer;
 let p: PlatformHandle;
 
 beforeAll(async () => {
-  srv = await startServer({ env: { CORRIDOR_SECRET_KEY: SECRET_KEY } });
+  srv = await startServer({ deps: { ids: controlledIds() }, env: { CORRIDOR_SECRET_KEY: SECRET_KEY } });
   p = await srv.newPlatform({ name: 'Delegated keys at work' });
   await walletSetup(p);
 });
@@ -85,7 +86,7 @@ const execute = (quoteId: string, o?: { headers: Record<string, string> }) => p.
 describe('an ACTIVE delegated key signs quote executions from its wallet', () => {
   it('Corridor’s stamp over the quote’s payload executes it; the stamp carries the key’s public key', async () => {
     const w = await fundedWallet();
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const q = await walletQuote(p.api, w.accountId, 25_000);
     const s = await serverStamp(key.fundingSourceId, q.payload);
     expect(JSON.parse(Buffer.from(s!, 'base64url').toString()).publicKey).toBe(key.publicKey);
@@ -97,7 +98,7 @@ describe('an ACTIVE delegated key signs quote executions from its wallet', () =>
 
   it('the signed retry of an execute, stamped with the custodied key by @turnkey/api-key-stamper', async () => {
     const w = await fundedWallet();
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const pair = await custodied(key.id);
     expect(pair.publicKey).toBe(key.publicKey);
     const q = await walletQuote(p.api, w.accountId, 30_000);
@@ -110,7 +111,7 @@ describe('an ACTIVE delegated key signs quote executions from its wallet', () =>
 
   it('an agent’s execute of a quote from the wallet takes the key’s stamp too', async () => {
     const w = await fundedWallet();
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const agent = await installAgent(srv, p, w.customerId, policy());
     destinations += 1;
     const address = `spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6d${String(destinations).padStart(4, '0')}001`;
@@ -141,7 +142,7 @@ describe('an ACTIVE delegated key signs quote executions from its wallet', () =>
   it('and nothing else: not another wallet’s quotes, not the wallet’s other signed actions', async () => {
     const w = await fundedWallet();
     const v = await fundedWallet();
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const pair = await custodied(key.id);
     const theirs = await walletQuote(p.api, v.accountId, 10_000);
     expectError(await execute(theirs.id, signed(await stamp(pair, theirs.payload))), 401, 'WALLET_SIGNATURE_INVALID');
@@ -158,7 +159,7 @@ describe('an ACTIVE delegated key signs quote executions from its wallet', () =>
     );
     expectError(exported, 401, 'WALLET_SIGNATURE_INVALID');
     // Nor another delegated-key create (its legs need a session of the wallet).
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const leg1 = await p.api.post(PATH, body);
     expectError(
       await p.api.post(PATH, body, signed(await stamp(pair, leg1.body.payloadToSign), leg1.body.requestId)),
@@ -172,7 +173,7 @@ describe('an ACTIVE delegated key signs quote executions from its wallet', () =>
 describe('a key that is not ACTIVE signs nothing', () => {
   it('PENDING: its stamp is refused and Corridor has no ACTIVE key to sign with', async () => {
     const w = await fundedWallet();
-    await pendingKey(p.api, createBody(w.accountId), w.session.key);
+    await pendingKey(p.api, await createBody(p.api, w), w.session.key);
     const [pending] = await listKeys(p.api, { accountId: w.accountId });
     const q = await walletQuote(p.api, w.accountId, 10_000);
     expect(await serverStamp(pending!.fundingSourceId, q.payload)).toBeUndefined();
@@ -182,7 +183,7 @@ describe('a key that is not ACTIVE signs nothing', () => {
 
   it('REVOKED: a stamp made before the revoke no longer executes, and the key material is gone', async () => {
     const w = await fundedWallet();
-    const key = await activeKey(p.api, createBody(w.accountId), w.session.key);
+    const key = await activeKey(p.api, await createBody(p.api, w), w.session.key);
     const q = await walletQuote(p.api, w.accountId, 10_000);
     const before = await serverStamp(key.fundingSourceId, q.payload);
     expect((await p.api.delete(`${PATH}/${key.id}`)).status).toBe(204);
@@ -198,7 +199,7 @@ describe('a key that is not ACTIVE signs nothing', () => {
 describe('secrets at rest', () => {
   it('the pending first leg’s keypair and the key’s private half are sealed under CORRIDOR_SECRET_KEY', async () => {
     const w = await walletWithSession(p.api);
-    const body = createBody(w.accountId);
+    const body = await createBody(p.api, w);
     const leg1 = await p.api.post(PATH, body);
     const request = await srv.app.ctx.db
       .selectFrom('auth_requests')

@@ -11,7 +11,7 @@ import { startLoopWatchdog } from '../helpers/loop-watchdog.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { CURRENCY_CODES } from '../../src/lib/currencies.ts';
 import { applyRate, feesFor, sandboxRate, sendingForReceiving, type FeeTerms } from '../../src/lib/rates.ts';
-import { price, totalForNet } from '../../src/modules/payments/quotes.service.ts';
+import { price, totalForNet } from '../../src/modules/payments/quote-pricing.ts';
 import { rateDetailsOf } from '../../src/modules/payments/rate-details.ts';
 
 // An endless pricing loop (the defect) ends this file with a report instead of hanging CI.

@@ -259,7 +259,8 @@ describe('the served OpenAPI document', () => {
       const path = Object.keys(doc.paths).find((k) => k.endsWith(suffix))!;
       return doc.paths[path].get.responses['200'].content['application/json'].schema;
     };
-    const transaction = response('/transactions/{transactionId}');
+    // A payment or a card transaction (the live TransactionOneOf): the payment branch carries them.
+    const transaction = response('/transactions/{transactionId}').oneOf.find((b: { title?: string }) => b.title === 'Transaction');
     for (const field of [
       'agentId',
       'rateDetails',

@@ -8,7 +8,7 @@ import type { DelegatedKeyStatus } from './delegated-keys.tables.ts';
 
 export const delegatedKeyErrors = {
   notFound: (id: string) => errors.coded(404, 'REFERENCE_NOT_FOUND', `Delegated key ${id} not found`),
-  /** The card named cannot be one (Corridor knows cards only by their `Card:<uuid>` ids until cards exist). */
+  /** The platform has no card with this id (another platform's cards included). */
   cardNotFound: (id: string) => errors.coded(404, 'REFERENCE_NOT_FOUND', `Card ${id} not found`),
   walletNotFound: (id: string) => errors.coded(404, 'REFERENCE_NOT_FOUND', `Internal account ${id} not found`),
   notAWallet: (id: string) =>

@@ -26,6 +26,7 @@ import { findInternalAccount, findRequest } from '../auth/auth.repo.ts';
 import { newSessionKey } from '../auth/crypto.ts';
 import { activityPayload } from '../auth/payloads.ts';
 import { issue, requestData, type Challenge, type Signed, verifyRetry } from '../auth/signed-retry.ts';
+import { cardExists } from '../cards/cards.repo.ts';
 import { delegatedKeyErrors as errs } from './delegated-keys.errors.ts';
 import {
   findActiveKey,
@@ -44,9 +45,6 @@ import type { CardFundingSourceRow, DelegatedKeyRow } from './delegated-keys.tab
 /** The pending-request operations of the two signed legs (src/modules/auth/signed-retry.ts). */
 const CREATE_IDENTITY = 'delegated-key.create';
 const GRANT_POLICIES = 'delegated-key.activate';
-
-/** A card id Corridor could know: `Card:<uuid>`. Cards are not built yet (issue #24). */
-const CARD_ID = /^Card:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where a key's sealed private scalar lives: the AAD binds it to its row. */
 function privateKeyRef(keyId: string): SecretRef {
@@ -84,7 +82,7 @@ export async function createDelegatedKey(
   const { signature, body } = input;
   // The target is checked before any signature, on every leg.
   const wallet = await fundingWallet(u, body.internalAccountId);
-  if (!CARD_ID.test(body.cardId)) throw errs.cardNotFound(body.cardId);
+  if (!(await cardExists(u.trx, u.platform.id, body.cardId))) throw errs.cardNotFound(body.cardId);
   const active = await findActiveKeyForPair(u.trx, u.platform.id, body.cardId, wallet.id);
   if (active) throw errs.activeExists(active.id, active.funding_source_id);
 

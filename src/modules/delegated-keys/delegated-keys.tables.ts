@@ -5,9 +5,9 @@
 import type { Selectable } from 'kysely';
 
 /**
- * A card funding-source binding: one card funded by one EMBEDDED_WALLET internal account. Cards are
- * not built yet (issue #24): a binding is recorded by the first signed create for its pair and
- * reused after; its id is the live API's `CardFundingSource:<uuid>`.
+ * A card funding-source binding: one card (of the cards area, issue #24) funded by one
+ * EMBEDDED_WALLET internal account. A binding is recorded by the first signed create for its pair
+ * and reused after; its id is the live API's `CardFundingSource:<uuid>`.
  */
 export interface CardFundingSourcesTable {
   /** `CardFundingSource:<uuid>`. */

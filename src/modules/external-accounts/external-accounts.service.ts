@@ -30,6 +30,7 @@ import type { ExternalAccountRow } from '../../store/schema.ts';
 import type { Unit } from '../../unit.ts';
 import { requireCustomer } from '../customers/customers.service.ts';
 import { initialExternalAccountStatus } from '../ownership/ownership.rules.ts';
+import { assertNotTrustedBeneficiary } from '../sca/sca-challenges.ts';
 import { checkAccountInfo, suffixOf, type AccountInfo } from './account-info.ts';
 import { beneficiaryName } from './beneficiary.ts';
 import {
@@ -160,6 +161,7 @@ export async function getExternalAccount(
 export async function deleteExternalAccount(u: Unit, id: string, scope: 'any' | 'platform'): Promise<void> {
   const { trx, platform, at } = u;
   const row = await findExternalAccount(trx, platform.id, id, scope);
+  if (row) await assertNotTrustedBeneficiary(trx, platform.id, id);
   if (!row || !(await softDeleteExternalAccount(trx, platform.id, id, at))) throw errors.notFound('External account', id);
   const deleted: ExternalAccountRow = {
     ...row,

@@ -269,10 +269,18 @@ const insertQuoteRow = preparedInsert('quotes', {
   updated_at: true,
   fee_fixed: true,
   fee_variable_bps: true,
+  sca_steps: true,
+  sca_factor: true,
 });
 
 export function insertQuote(db: Kysely<Database>, row: QuoteRow): Maybe<unknown> {
-  return insertQuoteRow.run(db, { ...row, fee_fixed: row.fee_fixed ?? null, fee_variable_bps: row.fee_variable_bps ?? null });
+  return insertQuoteRow.run(db, {
+    ...row,
+    fee_fixed: row.fee_fixed ?? null,
+    fee_variable_bps: row.fee_variable_bps ?? null,
+    sca_steps: row.sca_steps ?? null,
+    sca_factor: row.sca_factor ?? null,
+  });
 }
 
 /** A quote of the platform; `forUpdate` holds its row until the caller's transaction ends. */

@@ -4,14 +4,13 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { pageRequest, toWirePage } from '../../http/pagination.ts';
 import { platformOf } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../http/errors.ts';
 import { CurrencyCode, errorResponses, IdString, Obj } from '../../http/schemas.ts';
 import { walletSignatureOf } from '../../http/wallet-signature.ts';
-import { accepted, created, ok, write } from '../../http/write.ts';
+import { accepted, created, noContent, ok, write, writeThen } from '../../http/write.ts';
 import { platformNowMs } from '../../lib/time.ts';
 import { SignatureHeaders, SignedRequestChallengeSchema } from '../auth/auth.schemas.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
-import { transactionToWire } from './payment-engine.ts';
 import {
   ApproveSchema,
   CancelSchema,
@@ -24,17 +23,20 @@ import {
   TransactionIdParams,
   TransactionListQuery,
   TransactionListSchema,
+  TransactionOneOfSchema,
   TransactionSchema,
   TransferInSchema,
   TransferOutSchema,
 } from './payments.schemas.ts';
 import { createQuote, executeQuoteSigned, getQuote } from './quotes.service.ts';
+import { authorizeQuote, resendQuoteCode } from './quote-authorize.service.ts';
+import { ScaAuthorizationSchema } from '../sca/sca.schemas.ts';
 import { sandboxSend, sandboxUmaReceive } from './sandbox-payments.service.ts';
 import {
   approveIncoming,
   cancelTransaction,
   confirmReceipt,
-  getTransaction,
+  getTransactionWire,
   listTransactionPage,
   rejectIncoming,
 } from './transactions.service.ts';
@@ -57,10 +59,21 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Create a quote (optionally executing it at once)',
           headers: IdempotencyHeaders,
           body: QuoteCreateSchema,
-          response: { 201: QuoteSchema, ...errorResponses(400, 401, 403, 404, 409, 410) },
+          response: {
+            201: QuoteSchema,
+            202: {
+              ...QuoteSchema,
+              description: 'The customer must authorise the payment (SCA): PENDING_AUTHORIZATION with its scaChallenge',
+            },
+            ...errorResponses(400, 401, 403, 404, 409, 410),
+          },
         },
       },
-      async (req, reply) => write(ctx, req, reply, async (u) => created(await createQuote(u, req.body))),
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          const quote = await createQuote(u, req.body);
+          return quote.status === 'PENDING_AUTHORIZATION' ? accepted(quote) : created(quote);
+        }),
     );
 
     app.get(
@@ -110,6 +123,56 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           return out.kind === 'challenge' ? accepted(out.challenge) : ok(out.value);
         });
       },
+    );
+
+    app.post(
+      '/quotes/:quoteId/authorize',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT' },
+        schema: {
+          operationId: 'authorizeQuote',
+          tags: ['Strong Customer Authentication'],
+          summary: 'Authorize a quote’s SCA challenge',
+          description:
+            'Satisfies the challenge of a quote in PENDING_AUTHORIZATION. If the quote is still PENDING_AUTHORIZATION afterwards it ' +
+            'carries the next challenge. Needs the customer’s SCA login session (409 SCA_SESSION_REQUIRED). Sandbox SMS code: 123456.',
+          params: QuoteIdParams,
+          body: ScaAuthorizationSchema,
+          response: { 200: QuoteSchema, ...errorResponses(400, 401, 403, 404, 409, 423, 429) },
+        },
+      },
+      // A wrong proof is counted in the unit and refused after it commits (writeThen).
+      async (req, reply) =>
+        writeThen(
+          ctx,
+          req,
+          reply,
+          (u) => authorizeQuote(u, req.params.quoteId, req.body),
+          async (out) => {
+            if (out instanceof ApiError) throw out;
+            return ok(out);
+          },
+        ),
+    );
+
+    app.post(
+      '/quotes/:quoteId/authorize/resend',
+      {
+        config: { auth: 'platform', permission: 'TRANSACT' },
+        schema: {
+          operationId: 'resendQuoteScaCode',
+          tags: ['Strong Customer Authentication'],
+          summary: 'Resend a quote’s SCA challenge code',
+          description: 'Re-sends the SMS code of the current challenge; its expiresAt is not extended. Sandbox code: 123456.',
+          params: QuoteIdParams,
+          response: { 204: { type: 'null', description: 'Code re-sent' }, ...errorResponses(401, 403, 404, 409, 429) },
+        },
+      },
+      async (req, reply) =>
+        write(ctx, req, reply, async (u) => {
+          await resendQuoteCode(u, req.params.quoteId);
+          return noContent;
+        }),
     );
 
     // ---- same-currency transfers
@@ -170,10 +233,10 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['Transactions'],
           summary: 'Get a transaction',
           params: TransactionIdParams,
-          response: { 200: TransactionSchema, ...errorResponses(401, 403, 404) },
+          response: { 200: TransactionOneOfSchema, ...errorResponses(401, 403, 404) },
         },
       },
-      async (req) => transactionToWire(await getTransaction(ctx.db, platformOf(req).platform.id, req.params.transactionId)),
+      async (req) => getTransactionWire(ctx.db, platformOf(req).platform.id, req.params.transactionId),
     );
 
     app.post(

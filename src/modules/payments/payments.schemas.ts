@@ -1,5 +1,6 @@
 /** Wire schemas for quotes, transactions and same-currency transfers. */
 import { Type, type Static } from '@sinclair/typebox';
+import { ScaChallengeSchema, ScaFactorSchema } from '../sca/sca.schemas.ts';
 import {
   Amount,
   CurrencyAmountSchema,
@@ -12,6 +13,7 @@ import {
   Page,
   PageQueryFields,
 } from '../../http/schemas.ts';
+import { CardTransactionSchema } from '../cards/cards.schemas.ts';
 import { PaymentRailSchema } from '../exchange-rates/exchange-rates.schemas.ts';
 import { FundingInstructionSchema } from '../internal-accounts/internal-accounts.schemas.ts';
 
@@ -74,11 +76,8 @@ export const QuoteDestinationSchema = OneOf(
   { title: 'QuoteDestination' },
 );
 
-/**
- * A Strong Customer Authentication factor, as the live API names them. Corridor has no SCA regions
- * yet: a preferred factor is accepted and has nothing to apply to (docs/decisions.md).
- */
-export const ScaFactorSchema = StrEnum(['SMS_OTP', 'TOTP', 'PASSKEY'], 'A Strong Customer Authentication factor');
+/** The preferred factor of a per-transaction SCA challenge (TOTP is refused: sca-gate.ts). */
+export { ScaFactorSchema };
 
 /** This quote's platform fee instead of the configured ones (USD sources; the fixed fee in USD). */
 export const PlatformFeeOverrideSchema = Obj(
@@ -162,6 +161,7 @@ export const QuoteSchema = Obj(
     transactionId: Type.String(),
     description: Type.Optional(Type.String()),
     rateDetails: Type.Optional(OutgoingRateDetailsSchema),
+    scaChallenge: Type.Optional(ScaChallengeSchema),
   },
   { title: 'Quote' },
 );
@@ -236,7 +236,14 @@ export const TransactionSchema = Obj(
 );
 export type TransactionWire = Static<typeof TransactionSchema>;
 
-export const TransactionListSchema = Page(TransactionSchema, 'TransactionListResponse');
+/**
+ * What GET /transactions and GET /transactions/{transactionId} return: a payment (type INCOMING or
+ * OUTGOING) or a card transaction (type CARD, src/modules/cards), as the live TransactionOneOf.
+ */
+export const TransactionOneOfSchema = OneOf([TransactionSchema, CardTransactionSchema], 'type', { title: 'TransactionOneOf' });
+export type TransactionOneOfWire = Static<typeof TransactionOneOfSchema>;
+
+export const TransactionListSchema = Page(TransactionOneOfSchema, 'TransactionListResponse');
 
 export const TransactionListQuery = Obj({
   customerId: Type.Optional(Type.String({ maxLength: 200 })),

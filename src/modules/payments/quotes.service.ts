@@ -7,7 +7,8 @@ import type { Kysely } from 'kysely';
 import { errors } from '../../http/errors.ts';
 import type { JobHandler } from '../../jobs/jobs.ts';
 import { currency } from '../../lib/currencies.ts';
-import { feesFor, receivingAmount, sandboxRate, sendingForReceiving, type FeeTerms, type Rate } from '../../lib/rates.ts';
+import { sandboxRate } from '../../lib/rates.ts';
+import { overrideTerms, price, type Priced } from './quote-pricing.ts';
 import type { WalletSignature } from '../../http/wallet-signature.ts';
 import type { Database, PlatformRow, QuoteRow, TransactionRow } from '../../store/schema.ts';
 import type { Unit } from '../../unit.ts';
@@ -22,6 +23,8 @@ import { resolveDestination, resolveSource, type ResolvedDestination, type Resol
 import { emitPayment, type Env, envOf, failsAtOnce, holdOutgoing, requireFunds, scheduleOutcome } from './payment-engine.ts';
 import type { QuoteCreate, QuoteWire } from './payments.schemas.ts';
 import { rateDetailsOf } from './rate-details.ts';
+import { awaitAuthorization, type GateInput, perTransactionFactor, scaStepsFor } from './sca-gate.ts';
+import { pendingChallenge, type ScaChallengeWire } from '../sca/sca-challenges.ts';
 import { expectedSettlementAt } from './sandbox-outcomes.ts';
 import { findQuote, findTransaction, insertQuote, insertTransaction, transitionQuote, transitionTransaction } from './payments.repo.ts';
 
@@ -29,7 +32,8 @@ import { findQuote, findTransaction, insertQuote, insertTransaction, transitionQ
 export const QUOTE_TTL_MS = 5 * 60_000;
 export const JOB_QUOTE_EXPIRE = 'QUOTE_EXPIRE';
 
-export function quoteToWire(q: QuoteRow, nowMs: number): QuoteWire {
+/** The quote on the wire; `challenge`: the SCA challenge it waits on (PENDING_AUTHORIZATION). */
+export function quoteToWire(q: QuoteRow, nowMs: number, challenge?: ScaChallengeWire): QuoteWire {
   const status = q.status === 'PENDING' && nowMs >= Date.parse(q.expires_at) ? 'EXPIRED' : q.status;
   const w: QuoteWire = {
     id: q.id,
@@ -54,100 +58,13 @@ export function quoteToWire(q: QuoteRow, nowMs: number): QuoteWire {
     feeVariableBps: q.fee_variable_bps,
   });
   if (rateDetails) w.rateDetails = rateDetails;
-  if (q.payment_instructions) w.paymentInstructions = JSON.parse(q.payment_instructions) as QuoteWire['paymentInstructions'];
+  // A real-time funded quote's instructions are withheld until the customer authorises it.
+  if (q.payment_instructions && q.status !== 'PENDING_AUTHORIZATION') {
+    w.paymentInstructions = JSON.parse(q.payment_instructions) as QuoteWire['paymentInstructions'];
+  }
   if (q.description) w.description = q.description;
+  if (challenge) w.scaChallenge = challenge;
   return w;
-}
-
-interface Priced {
-  total: number;
-  receiving: number;
-  fees: number;
-  rate: Rate;
-  /** The fee terms applied (none: no fees), kept with the quote for its rate details. */
-  terms: FeeTerms | undefined;
-}
-
-/**
- * Amounts for a locked side. Fees apply to cross-currency quotes only (the live FeeType).
- * Finite for every input: the receiving side is a bounded binary search, and a fee of 100 % (which
- * no total can pay) is a 400 naming the platform's fee configuration.
- */
-export function price(
-  body: Pick<QuoteCreate, 'lockedCurrencySide' | 'lockedCurrencyAmount'>,
-  rate: Rate,
-  terms: FeeTerms | undefined,
-  applies: 'cross-currency' | 'always' = 'cross-currency',
-): Priced {
-  const t = applies === 'cross-currency' && rate.from === rate.to ? undefined : terms;
-  if (body.lockedCurrencySide === 'SENDING') {
-    const total = BigInt(body.lockedCurrencyAmount);
-    const fees = feesFor(total, t);
-    return finish(total, receivingAmount(total, fees, rate), fees.total, rate, t);
-  }
-  const receiving = BigInt(body.lockedCurrencyAmount);
-  const total = totalForNet(sendingForReceiving(receiving, rate), t);
-  return finish(total, receiving, feesFor(total, t).total, rate, t);
-}
-
-/**
- * The smallest total T with T − fee(T) ≥ net. T − fee(T) never decreases as T grows while the
- * variable fee is under 100 %, so a binary search between T ≥ net + fixed and an upper bound from
- * the closed form finds it in at most ~64 steps. At 100 % it never grows: no total pays `net`.
- */
-export function totalForNet(net: bigint, t: FeeTerms | undefined): bigint {
-  const bps = BigInt(t?.variableFeeBps ?? 0);
-  const fixed = BigInt(t?.fixedFee ?? 0);
-  if (net <= 0n) return fixed;
-  if (bps >= 10_000n) {
-    throw errors.amountOutOfRange(`The platform's variable fee of ${bps} bps takes the whole sending amount: no amount can be received`, [
-      {
-        field: 'lockedCurrencyAmount',
-        message: 'cannot be received: the feeConfigs variableFeeBps of the sending currency is 10000 (100 %)',
-      },
-    ]);
-  }
-  const netOf = (x: bigint) => x - feesFor(x, t).total;
-  let lo = net + fixed; // fee(T) ≥ fixed, so no smaller T pays net
-  // The closed form's ceiling plus one unit of rounding slack always pays net (checked below anyway).
-  let hi = ((net + fixed) * 10_000n + (10_000n - bps) - 1n) / (10_000n - bps) + 1n;
-  if (netOf(hi) < net) throw new Error(`price: no total up to ${hi} pays ${net}`);
-  if (netOf(lo) >= net) return lo;
-  // Invariant: netOf(lo) < net ≤ netOf(hi).
-  while (hi - lo > 1n) {
-    const mid = (lo + hi) / 2n;
-    if (netOf(mid) >= net) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
-function finish(total: bigint, receiving: bigint, fees: bigint, rate: Rate, terms: FeeTerms | undefined): Priced {
-  if (total > BigInt(Number.MAX_SAFE_INTEGER) || receiving > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw errors.amountOutOfRange('The quote amounts exceed the largest supported amount', [
-      { field: 'lockedCurrencyAmount', message: 'too large' },
-    ]);
-  }
-  if (receiving <= 0n) {
-    throw errors.amountOutOfRange('Nothing would arrive: the amount does not cover the fees', [
-      { field: 'lockedCurrencyAmount', message: 'too small to cover the fees' },
-    ]);
-  }
-  return { total: Number(total), receiving: Number(receiving), fees: Number(fees), rate, terms };
-}
-
-/**
- * The fee terms of a `platformFeeOverride`: they replace the configured fees for this quote, whatever
- * the currencies. As the live API: USD sources only, the fixed fee in the source currency.
- */
-function overrideTerms(o: NonNullable<QuoteCreate['platformFeeOverride']>, sourceCurrency: string): FeeTerms {
-  if (sourceCurrency !== 'USD') {
-    throw errors.invalidField('platformFeeOverride', `is supported when the source currency is USD (this quote's is ${sourceCurrency})`);
-  }
-  if (o.platformFixedFee.currency !== sourceCurrency) {
-    throw errors.invalidField('platformFeeOverride.platformFixedFee.currency', `must be the source currency, ${sourceCurrency}`);
-  }
-  return { fixedFee: o.platformFixedFee.amount, variableFeeBps: o.platformVariableFeeBps };
 }
 
 /**
@@ -214,12 +131,31 @@ export async function createQuote(u: Unit, body: QuoteCreate, agentId?: string):
     created_at: u.at,
     updated_at: u.at,
   };
-  if (body.immediatelyExecute && !source.realtime) return quoteToWire(await createExecuted(env, source, quote, txn), u.nowMs);
+  // A payment the customer must authorise (SCA) waits for it: a real-time funded one from its
+  // creation, a prefunded one from its execution (here at once when asked to execute immediately).
+  const steps = source.realtime || body.immediatelyExecute ? await scaStepsFor(u, gateOf(source, destination, priced)) : undefined;
+  if (body.immediatelyExecute && !source.realtime && !steps) return quoteToWire(await createExecuted(env, source, quote, txn), u.nowMs);
+  if (steps && source.internalAccount) requireFunds(source.internalAccount, priced.total);
   await insertTransaction(u.trx, txn);
   await insertQuote(u.trx, quote);
   emitPayment(env, txn, 'PENDING');
   await u.schedule(JOB_QUOTE_EXPIRE, { quoteId }, QUOTE_TTL_MS);
+  if (steps) {
+    const parked = await awaitAuthorization(env, quote, txn, steps, perTransactionFactor(body.scaFactor));
+    return quoteToWire(parked.quote, u.nowMs, parked.challenge);
+  }
   return quoteToWire(quote, u.nowMs);
+}
+
+function gateOf(s: ResolvedSource, d: ResolvedDestination, p: Priced): GateInput {
+  return {
+    customerId: s.customerId,
+    sendingCurrency: s.currency,
+    receivingCurrency: d.currency,
+    amount: p.total,
+    destinationAccountId: d.accountId,
+    realtime: s.realtime,
+  };
 }
 
 function newQuoteTransaction(
@@ -327,7 +263,13 @@ async function createExecuted(env: Env, source: ResolvedSource, quote: QuoteRow,
  * Takes the money and starts the payment: quote and transaction move to PROCESSING. `agentId`: the
  * agent whose action executes it (its own quote, so already the transaction's).
  */
-async function execute(env: Env, quote: QuoteRow, txn: TransactionRow, agentId?: string): Promise<QuoteRow> {
+export async function execute(
+  env: Env,
+  quote: QuoteRow,
+  txn: TransactionRow,
+  agentId?: string,
+  from: string[] = ['PENDING'],
+): Promise<QuoteRow> {
   const { u } = env;
   const started = {
     status: 'PROCESSING',
@@ -335,10 +277,10 @@ async function execute(env: Env, quote: QuoteRow, txn: TransactionRow, agentId?:
     expected_settlement_at: expectedSettlementAt(txn.scenario, u.nowMs),
     ...(agentId ? { agent_id: agentId } : {}),
   };
-  if (!(await transitionTransaction(u.trx, txn.id, ['PENDING'], started))) {
+  if (!(await transitionTransaction(u.trx, txn.id, from, started))) {
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
-  if (!(await transitionQuote(u.trx, quote.id, ['PENDING'], { status: 'PROCESSING', updated_at: u.at }))) {
+  if (!(await transitionQuote(u.trx, quote.id, from, { status: 'PROCESSING', updated_at: u.at }))) {
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
   const processing = { ...txn, ...started };
@@ -398,7 +340,38 @@ export async function executeQuoteSigned(
     });
     if (auth.kind === 'challenge') return auth;
   }
-  return { kind: 'done', value: quoteToWire(await execute(envOf(u), quote, txn), u.nowMs) };
+  const factor = (input.content as { scaFactor?: string } | undefined)?.scaFactor;
+  return { kind: 'done', value: await executeOrAwait(u, quote, txn, factor) };
+}
+
+/**
+ * Executes the quote, or — when its customer must authorise it (SCA) — parks it in
+ * PENDING_AUTHORIZATION with a challenge (the live API's 200 with `scaChallenge`).
+ */
+async function executeOrAwait(
+  u: Unit,
+  quote: QuoteRow,
+  txn: TransactionRow,
+  factor: string | undefined,
+  agentId?: string,
+): Promise<QuoteWire> {
+  const env = envOf(u);
+  const steps = await scaStepsFor(u, {
+    customerId: quote.customer_id,
+    sendingCurrency: quote.sending_currency,
+    receivingCurrency: quote.receiving_currency,
+    amount: Number(quote.total_sending_amount),
+    destinationAccountId: txn.receiver_account_id,
+    realtime: false,
+  });
+  if (!steps) return quoteToWire(await execute(env, quote, txn, agentId), u.nowMs);
+  if (txn.internal_account_id) {
+    const account = await findInternalAccount(u.trx, u.platform.id, txn.internal_account_id);
+    if (account) requireFunds(account, Number(txn.sent_amount));
+  }
+  // The preferred factor matters (and TOTP is refused) only when SCA applies; otherwise it is ignored.
+  const parked = await awaitAuthorization(env, quote, txn, steps, perTransactionFactor(factor));
+  return quoteToWire(parked.quote, u.nowMs, parked.challenge);
 }
 
 /**
@@ -409,7 +382,7 @@ export async function executeQuoteSigned(
 export async function executeQuote(u: Unit, quoteId: string, walletStamp: string | undefined, agentId?: string): Promise<QuoteWire> {
   const { quote, txn, walletId } = await executable(u, quoteId);
   if (walletId !== undefined) await checkExecuteStamp(u, walletStamp, walletId, walletPayloadOf(quote));
-  return quoteToWire(await execute(envOf(u), quote, txn, agentId), u.nowMs);
+  return executeOrAwait(u, quote, txn, undefined, agentId);
 }
 
 /** GET /quotes/{id}: the quote as the platform sees it at platform time `nowMs`. */
@@ -421,7 +394,8 @@ export async function getQuote(
 ): Promise<QuoteWire> {
   const q = await findQuote(db, platform.id, quoteId);
   if (!q) throw errors.quoteNotFound(quoteId);
-  return quoteToWire(q, nowMs);
+  const challenge = q.status === 'PENDING_AUTHORIZATION' ? await pendingChallenge(db, platform.id, q.id, nowMs) : undefined;
+  return quoteToWire(q, nowMs, challenge);
 }
 
 /** Job: a locked quote nobody executed expires with its transaction (listed in src/background.ts). */

@@ -6,15 +6,17 @@
  */
 import type { Kysely } from 'kysely';
 import { errors } from '../../http/errors.ts';
-import { pageOf, type PageRequest } from '../../lib/paging.ts';
+import { type Page, pageOf, type PageRequest } from '../../lib/paging.ts';
 import type { JobHandler } from '../../jobs/jobs.ts';
 import { normalizeDateTime } from '../../lib/time.ts';
 import type { Database, TransactionRow } from '../../store/schema.ts';
 import type { Unit } from '../../unit.ts';
 import { INCOMING_FAILURE_REASONS } from '../../webhook-delivery/catalogue.ts';
 import type { ReplyVerdict, WebhookReply } from '../../webhook-delivery/deliverer.ts';
+import type { CardTransactionFilter } from '../cards/card-transactions.repo.ts';
+import { CARD_TRANSACTION_PREFIX, cardTransactionsForList, findCardTransactionWire } from '../cards/card-transactions.service.ts';
 import { completePayment, emitPayment, type Env, envOf, failPayment, transactionToWire } from './payment-engine.ts';
-import type { TransactionListQueryT, TransactionWire } from './payments.schemas.ts';
+import type { TransactionListQueryT, TransactionOneOfWire, TransactionWire } from './payments.schemas.ts';
 import { findTransaction, listTransactions, transitionTransaction, updateTransaction } from './payments.repo.ts';
 
 /** The live API gives the platform 5 seconds to approve or reject an incoming payment. */
@@ -27,12 +29,49 @@ export async function getTransaction(db: Kysely<Database>, platformId: string, i
   return t;
 }
 
+/** GET /transactions/{transactionId}: a payment, or a card transaction for a `CardTransaction:` id. */
+export async function getTransactionWire(db: Kysely<Database>, platformId: string, id: string): Promise<TransactionOneOfWire> {
+  if (!id.startsWith(CARD_TRANSACTION_PREFIX)) return transactionToWire(await getTransaction(db, platformId, id));
+  const card = await findCardTransactionWire(db, platformId, id);
+  if (!card) throw errors.transactionNotFound(id);
+  return card;
+}
+
+/**
+ * The card-transaction side of a GET /transactions filter, or undefined when the filter excludes card
+ * transactions: `type` (INCOMING/OUTGOING, never CARD) and `reference` (they have none) do; the
+ * account filters match the funding account (as sender of a DEBIT, receiver of a CREDIT).
+ */
+function cardFilterOf(q: Omit<TransactionListQueryT, 'cursor' | 'limit'>): CardTransactionFilter | undefined {
+  if (q.type !== undefined || q.reference !== undefined) return undefined;
+  if (q.senderAccountIdentifier !== undefined && q.receiverAccountIdentifier !== undefined) return undefined;
+  const accounts = new Set([q.accountIdentifier, q.senderAccountIdentifier, q.receiverAccountIdentifier].filter((a) => a !== undefined));
+  if (accounts.size > 1) return undefined;
+  return {
+    customerId: q.customerId,
+    platformCustomerId: q.platformCustomerId,
+    accountId: [...accounts][0],
+    direction: q.senderAccountIdentifier !== undefined ? 'DEBIT' : q.receiverAccountIdentifier !== undefined ? 'CREDIT' : undefined,
+    status: q.status,
+    startDate: normalizeDateTime(q.startDate),
+    endDate: normalizeDateTime(q.endDate),
+  };
+}
+
+/**
+ * GET /transactions: payments and card transactions in one keyset page. Ids are `<Type>:<uuid v7>`,
+ * so the two merge by their (time-ordered) uuid: each side gives `limit + 1` rows after the cursor's
+ * uuid, the merge is cut at `limit`, and the total is the sum. Payments are read exactly as before;
+ * the card side costs one indexed count when the platform has no matching card transactions.
+ */
 export async function listTransactionPage(
   db: Kysely<Database>,
   platformId: string,
   q: Omit<TransactionListQueryT, 'cursor' | 'limit'>,
   { limit, afterId }: PageRequest,
-) {
+): Promise<Page<TransactionOneOfWire>> {
+  const order = q.sortOrder ?? 'desc';
+  const afterUuid = afterId === undefined ? undefined : afterId.slice(afterId.indexOf(':') + 1);
   const { rows, totalCount } = await listTransactions(
     db,
     platformId,
@@ -48,9 +87,17 @@ export async function listTransactionPage(
       startDate: normalizeDateTime(q.startDate),
       endDate: normalizeDateTime(q.endDate),
     },
-    { limit, afterId, order: q.sortOrder ?? 'desc' },
+    { limit, afterId: afterUuid === undefined ? undefined : `Transaction:${afterUuid}`, order },
   );
-  return pageOf(rows, limit, totalCount, transactionToWire);
+  const cardFilter = cardFilterOf(q);
+  const cards = cardFilter && (await cardTransactionsForList(db, platformId, cardFilter, { limit: limit + 1, afterUuid, order }));
+  if (!cards || cards.totalCount === 0) return pageOf(rows, limit, totalCount, transactionToWire);
+  const uuidOf = (id: string) => id.slice(id.indexOf(':') + 1);
+  const merged: { id: string; wire: () => TransactionOneOfWire }[] = [
+    ...rows.map((r) => ({ id: r.id, wire: () => transactionToWire(r) })),
+    ...cards.rows.map((c) => ({ id: c.id, wire: () => c })),
+  ].sort((a, b) => (uuidOf(a.id) < uuidOf(b.id) ? -1 : 1) * (order === 'desc' ? -1 : 1));
+  return pageOf(merged, limit, totalCount + cards.totalCount, (m) => m.wire());
 }
 
 /** A transaction the caller is about to change, its row held until the unit ends. */

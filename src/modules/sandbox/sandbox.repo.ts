@@ -11,6 +11,20 @@ import type { Database } from '../../store/schema.ts';
  * not replaced) are kept.
  */
 export const RESETTABLE_TABLES = [
+  'card_reveals',
+  'card_events',
+  'card_transactions',
+  'card_sources',
+  'cards',
+  'stablecoin_operations',
+  'stablecoins',
+  'stablecoin_provider_accounts',
+  'sca_low_value',
+  'sca_trusted_beneficiaries',
+  'sca_resets',
+  'sca_customer_states',
+  'sca_challenges',
+  'sca_factors',
   'lookups',
   'bulk_import_errors',
   'bulk_import_chunks',

@@ -24,6 +24,7 @@ import { m0021BulkImport } from './0021_bulk_import.ts';
 import { m0022Sca } from './0022_sca.ts';
 import { m0023Cards } from './0023_cards.ts';
 import { m0024Stablecoins } from './0024_stablecoins.ts';
+import { m0025QuoteSca } from './0025_quote_sca.ts';
 
 export interface Migration {
   name: string;
@@ -56,4 +57,5 @@ export const migrations: Migration[] = [
   m0022Sca,
   m0023Cards,
   m0024Stablecoins,
+  m0025QuoteSca,
 ];

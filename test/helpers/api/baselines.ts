@@ -41,6 +41,17 @@ export function pathSlot(op: Operation, name: string): Slot | undefined {
       return 'invitation';
     case 'jobId':
       return 'bulkJob';
+    // SCA: the world's customer is not an SCA customer, so these answer 409 (or 404) either way.
+    case 'credentialId':
+      return 'credential';
+    case 'resetId':
+      return 'verification';
+    case 'stablecoinProviderAccountId':
+      return 'stablecoinLink';
+    case 'stablecoinId':
+      return 'stablecoin';
+    case 'stablecoinOperationId':
+      return 'stablecoinOperation';
     case 'externalAccountId':
       return p.includes('/platform/') ? 'platformExternal' : 'external';
     case 'quoteId':
@@ -52,6 +63,7 @@ export function pathSlot(op: Operation, name: string): Slot | undefined {
     case 'agentId':
       return p.includes('/actions/') ? 'agentApproval' : 'agent';
     case 'id':
+      if (p.includes('/cards/')) return 'card';
       if (p.includes('/auth/credentials/')) return 'credential';
       if (p.includes('/auth/sessions/')) return 'session';
       if (p.includes('/auth/delegated-keys/')) return 'delegatedKey';

@@ -29,9 +29,17 @@ export function validBody(op: Operation, w: World): unknown {
   return baselineBody(op, w)?.body;
 }
 
+/** The query string of the operation's required query parameters (the SCA operations' `customerId`), filled from the world. */
+export function requiredQuery(op: Operation, w: World): string {
+  const qs = new URLSearchParams();
+  for (const q of op.query) if (q.required && q.name === 'customerId') qs.set(q.name, w.ids.customer);
+  const s = qs.toString();
+  return s ? `?${s}` : '';
+}
+
 /** Sends `op` as `caller` against the server at `origin` (document paths carry the API version). */
 export async function sendOperation(origin: string, op: Operation, w: World, caller: Caller, o: RequestOptions = {}): Promise<Res> {
-  const path = fillPath(op, pathValues(op, w)) + (o.query ?? '');
+  const path = fillPath(op, pathValues(op, w)) + (o.query ?? requiredQuery(op, w));
   const headers: Record<string, string> = { ...o.headers };
   if (op.headers.some((h) => h.name.toLowerCase() === 'idempotency-key')) headers['idempotency-key'] ??= uniqueId('key');
   if (op.body?.contentType === 'multipart/form-data' && o.body === undefined) {

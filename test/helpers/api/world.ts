@@ -10,7 +10,7 @@ import type { PlatformHandle, TestServer } from '../server.ts';
 import { addFirstEmailOtp, otpLogin, signed, stamp, walletSetup, type KeyPair } from '../wallet-auth.ts';
 import { businessBody, ownerBody, PDF, sendForm } from '../kyc.ts';
 import { usAccountInfo } from '../payments.ts';
-import { uniqueAccountNumber } from '../random.ts';
+import { uniqueAccountNumber, uniqueId } from '../random.ts';
 
 /** Every slot a world fills; each holds a real id (or device code) of that platform. */
 export const SLOTS = [
@@ -43,6 +43,10 @@ export const SLOTS = [
   'invitation',
   'bulkJob',
   'umaReceiver',
+  'card',
+  'stablecoinLink',
+  'stablecoin',
+  'stablecoinOperation',
 ] as const;
 export type Slot = (typeof SLOTS)[number];
 
@@ -87,7 +91,10 @@ export async function buildWorld(_srv: TestServer, p: PlatformHandle, withAgents
   const ids: Partial<Record<Slot, string>> = {};
 
   // A wallet customer (USD and USDB) with its first EMAIL_OTP credential and an OTP session.
-  const wallet = await walletSetup(p);
+  let wallet = await walletSetup(p);
+  // An internal account id ending in 002 or 003 is the sandbox's "ineligible funding source" (cards,
+  // about one id in 2,048): the world's card must be funded by this wallet, so take another.
+  while (/00[23]$/.test(wallet.accountId)) wallet = await walletSetup(p);
   const customer = wallet.customerId;
   ids.customer = customer;
   ids.walletAccount = wallet.accountId;
@@ -95,9 +102,17 @@ export async function buildWorld(_srv: TestServer, p: PlatformHandle, withAgents
   ids.credential = cred.id;
   const session = await otpLogin(api, cred.id);
   ids.session = session.id;
-  // An ACTIVE delegated key of the wallet, its three legs stamped by that session: slot `delegatedKey`.
+  // A virtual card of that customer funded by the wallet: slot `card`.
+  const card = await api.post('/cards', {
+    cardholderId: customer,
+    platformCardId: `world-card-${seq}-x`,
+    form: 'VIRTUAL',
+    fundingSources: [wallet.accountId],
+  });
+  ids.card = ok(card, 201, 'card').body.id;
+  // An ACTIVE delegated key of the wallet for that card, its three legs stamped by that session: slot `delegatedKey`.
   const keyBody = {
-    cardId: `Card:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+    cardId: ids.card,
     internalAccountId: wallet.accountId,
     nickname: 'World key',
   };
@@ -152,6 +167,27 @@ export async function buildWorld(_srv: TestServer, p: PlatformHandle, withAgents
     201,
     'usdb external',
   ).body.id;
+  // A stablecoin provider link, a stablecoin registered on it (PROVISIONED 5 s later on the platform
+  // clock) and a WIRE mint to that wallet, awaiting its funds.
+  const keyed = (path: string, body: unknown, what: string) =>
+    api.post(path, body, { headers: { 'idempotency-key': uniqueId('world-key') } }).then((r) => ok(r, 201, what).body.id as string);
+  ids.stablecoinLink = await keyed(
+    '/stablecoin-provider-accounts',
+    { provider: 'BRALE', apiClientId: uniqueId('world-client'), apiClientSecret: 'world-secret' },
+    'stablecoin link',
+  );
+  const tokenId = `WORLD${uniqueId('T').slice(2).toUpperCase().replace(/[0-9]/g, 'Q')}`;
+  ids.stablecoin = await keyed(
+    '/stablecoins',
+    { providerTokenIdentifier: tokenId, networkTokenIdentifier: `btknrt1${uniqueId('n').slice(2)}`, network: 'SPARK' },
+    'stablecoin',
+  );
+  ok(await api.post('/sandbox/clock/advance', { seconds: 5 }), 200, 'clock for the stablecoin');
+  ids.stablecoinOperation = await keyed(
+    `/stablecoins/${ids.stablecoin}/mints`,
+    { amount: '10000000', fundingSource: { type: 'WIRE' }, destination: { accountId: ids.usdbExternal } },
+    'stablecoin mint',
+  );
 
   // KYC: a business customer with a beneficial owner, a document of the wallet customer, a verification.
   const business: string = ok(await api.post('/customers', businessBody()), 201, 'business').body.id;
