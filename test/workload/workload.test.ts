@@ -102,6 +102,22 @@ const REQUIRED = [
   'bulk import upload → 202',
   'bulk import (duplicate in the file) → COMPLETED',
   'bulk import (duplicate of a customer) → COMPLETED',
+  // Strong Customer Authentication (issue #23): an EEA customer's payments wait for its authorisation;
+  // no unauthorised quote moves money (the auditor's ledger check), and a lapsed challenge fails it
+  'sca execute → 200',
+  /^sca quote immediate .* → 202$/,
+  'sca execute → 400 INVALID_AMOUNT',
+  'sca execute (own account) → 200',
+  'sca login → 200',
+  'sca authorize → 200',
+  'sca authorize → 400 INVALID_AMOUNT',
+  'sca authorize → 409 SCA_SESSION_REQUIRED',
+  'sca authorize (wrong code) → 400 INVALID_INPUT',
+  /^sca authorize( \(wrong code\))? → 429 RATE_LIMITED$/,
+  /^sca authorize( \(wrong code\))? → 409 CONFLICT$/,
+  'sca password reset → 200',
+  'sca idempotent replay',
+  'timer SCA_LAPSE',
 ];
 
 let target: Target;

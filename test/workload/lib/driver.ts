@@ -21,7 +21,7 @@ import { deferChecks, flushChecks } from '../../helpers/conformance.ts';
 import { LEASE_MS } from '../../../src/webhook-delivery/deliverer.ts';
 import type { Store } from '../../../src/store/db.ts';
 import { Api, type Res, type Wire } from './http.ts';
-import { AuditError, Model, type MInvitation, type MTx, type MQuote, type Timer } from './model.ts';
+import { AuditError, Model, SCA_MAX_WRONG, type MInvitation, type MTx, type MQuote, type Timer } from './model.ts';
 import { Ops } from './ops.ts';
 import { WebhookReceiver } from './receiver.ts';
 import { Rng } from './rng.ts';
@@ -520,7 +520,7 @@ export class Workload {
     for (let attempt = 0; ; attempt++) {
       try {
         // Independent reads: run together.
-        await Promise.all([this.checkLedger(), this.checkBalances(), this.checkTouched(full)]);
+        await Promise.all([this.checkLedger(), this.checkBalances(), this.checkTouched(full), this.checkUnauthorised()]);
         break;
       } catch (err) {
         const racing = !this.deterministic && this.model.timers.some((t) => t.dueAt <= this.now() + 2 * this.margin);
@@ -532,6 +532,37 @@ export class Workload {
     this.touched.txs.clear();
     this.touched.quotes.clear();
     this.touched.actions.clear();
+  }
+
+  /**
+   * No unauthorised quote ever moves money (SCA, issue #23): no ledger entry of the store refers to
+   * a quote that needed its customer's authorisation and never got it — parked in
+   * PENDING_AUTHORIZATION, lapsed (FAILED SCA_NOT_COMPLETED), or never executed — nor to its
+   * transaction. (The balance audit says the same per account: parking moves nothing in the model.)
+   */
+  async checkUnauthorised(): Promise<void> {
+    const quotes = this.model.unauthorised();
+    if (quotes.length === 0) return;
+    this.store ??= this.target.openStore();
+    const rows = await this.store.db
+      .selectFrom('ledger_entries')
+      .select(['id', 'kind', 'reference_id'])
+      .where('platform_id', '=', this.platformId)
+      .where(
+        'reference_id',
+        'in',
+        quotes.flatMap((q) => [q.id, q.txId]),
+      )
+      .execute();
+    if (rows.length > 0) {
+      const status = (ref: string) => quotes.find((q) => q.id === ref || q.txId === ref)?.status;
+      throw new AuditError(
+        `money moved for quotes their SCA customer never authorised: ${rows
+          .slice(0, 10)
+          .map((r) => `${r.kind} ${r.id} of ${r.reference_id} (model: ${status(r.reference_id)})`)
+          .join('; ')}`,
+      );
+    }
   }
 
   async checkLedger(): Promise<void> {
@@ -596,7 +627,8 @@ export class Workload {
       }
       for (const id of this.model.txs.keys())
         if (!seen.has(id)) throw new AuditError(`transaction ${id} is missing from GET /transactions`);
-      for (const q of this.model.quotes.values()) if (q.status === 'PENDING' || q.status === 'PROCESSING') this.touched.quotes.add(q.id);
+      for (const q of this.model.quotes.values())
+        if (q.status === 'PENDING' || q.status === 'PENDING_AUTHORIZATION' || q.status === 'PROCESSING') this.touched.quotes.add(q.id);
       for (const a of this.model.actions.values()) this.touched.actions.add(a.id);
       await Promise.all(
         [...this.model.invitations.values()].map(async (inv) => {
@@ -637,6 +669,15 @@ export class Workload {
     if (w.status !== want && !(unclear && (w.status === 'PENDING' || w.status === 'EXPIRED'))) {
       throw new AuditError(`quote ${m.id}: status ${w.status}, model ${want}`);
     }
+    if (m.status === 'PENDING_AUTHORIZATION') {
+      // Its challenge shows until it is voided (then none is pending) or lapses (then the quote fails).
+      const ch = m.challenge!;
+      if (ch.wrong >= SCA_MAX_WRONG) eq(`quote ${m.id} scaChallenge (voided)`, w.scaChallenge, undefined);
+      else if (this.clearlyBefore(ch.expiresAt)) {
+        eq(`quote ${m.id} scaChallenge.id`, w.scaChallenge?.id, ch.id);
+        eq(`quote ${m.id} scaChallenge.expiresAt`, w.scaChallenge?.expiresAt, new Date(ch.expiresAt).toISOString());
+      }
+    } else if (w.status === m.status) eq(`quote ${m.id} scaChallenge`, w.scaChallenge, undefined);
     eq(`quote ${m.id} totalSendingAmount`, w.totalSendingAmount, m.total);
     eq(`quote ${m.id} totalReceivingAmount`, w.totalReceivingAmount, m.receiving);
     eq(`quote ${m.id} feesIncluded`, w.feesIncluded, m.fees);

@@ -17,6 +17,27 @@ export function customerBody(n: number, currencies: string[]): Record<string, un
   };
 }
 
+const BERLIN = { line1: 'Unter den Linden 1', city: 'Berlin', postalCode: '10117', country: 'DE' };
+
+/**
+ * A customer living in the EEA (Berlin): Strong Customer Authentication applies to its payments
+ * (issue #23). Its phone number receives the sandbox SMS codes. Every other workload customer
+ * lives in the US (customerBody), where SCA does not apply.
+ */
+export function scaCustomerBody(n: number): Record<string, unknown> {
+  return {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: `workload-sca-${n}`,
+    fullName: 'Erika Workload',
+    birthDate: '1985-04-12',
+    nationality: 'DE',
+    email: `workload-sca-${n}@example.com`,
+    phoneNumber: '+4915123456789',
+    address: BERLIN,
+    currencies: ['USD', 'EUR'],
+  };
+}
+
 export type ExternalKind = 'US' | 'EUR' | 'USDB';
 
 export const CURRENCY_OF: Record<ExternalKind, string> = { US: 'USD', EUR: 'EUR', USDB: 'USDB' };

@@ -25,6 +25,12 @@ export const MINUTE = 60 * SECOND;
 export const QUOTE_TTL_MS = 5 * MINUTE;
 export const APPROVAL_WINDOW_MS = 5 * SECOND;
 export const SESSION_MS = 15 * MINUTE;
+/** An SCA challenge (per-transaction or login) lives 5 minutes on the platform clock; an SCA login session 180 days. */
+export const SCA_CHALLENGE_TTL_MS = 5 * MINUTE;
+export const SCA_SESSION_MS = 180 * 24 * 60 * MINUTE;
+/** The sandbox SMS code, and the wrong proofs one challenge takes (the last voids it). */
+export const SCA_CODE = '123456';
+export const SCA_MAX_WRONG = 5;
 
 const ok: Scenario = { kind: 'SUCCESS', delayMs: 0 };
 
@@ -201,7 +207,15 @@ export interface MTx {
   events: string[];
 }
 
-export type QuoteStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+export type QuoteStatus = 'PENDING' | 'PENDING_AUTHORIZATION' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+
+/** The SCA challenge a parked quote waits on (PENDING_AUTHORIZATION). */
+export interface MChallenge {
+  id: string;
+  expiresAt: number;
+  /** Wrong codes tried; the SCA_MAX_WRONG-th voids it (429 after, until it lapses). */
+  wrong: number;
+}
 
 export interface MQuote {
   id: string;
@@ -218,6 +232,15 @@ export interface MQuote {
   /** The EMBEDDED_WALLET payloadToSign, for wallet sources. */
   payload: string | null;
   agentId: string | null;
+  /**
+   * Its sender is an SCA customer and nothing exempts it (not to the customer's own account, no
+   * trusted beneficiary, above the low-value limit): executing it parks it in PENDING_AUTHORIZATION.
+   */
+  scaGated: boolean;
+  /** The challenge it waits on while PENDING_AUTHORIZATION (null otherwise). */
+  challenge: MChallenge | null;
+  /** Whether its customer authorised it: only then may its money move. */
+  authorised: boolean;
 }
 
 export interface MAgent {
@@ -262,13 +285,13 @@ export interface MInvitation {
 
 export const LOOKUP_TTL_MS = 15 * MINUTE;
 
-export type TimerKind = 'SETTLE' | 'FAIL' | 'RETURN' | 'EXPIRE' | 'APPROVAL_TIMEOUT';
+export type TimerKind = 'SETTLE' | 'FAIL' | 'RETURN' | 'EXPIRE' | 'APPROVAL_TIMEOUT' | 'SCA_LAPSE';
 
 export interface Timer {
   seq: number;
   dueAt: number;
   kind: TimerKind;
-  /** Transaction id (quote id for EXPIRE). */
+  /** Transaction id (quote id for EXPIRE; SCA_LAPSE: the parked quote's transaction). */
   ref: string;
 }
 
@@ -450,10 +473,39 @@ export class Model {
   /** A locked quote is executed: its transaction becomes PROCESSING and the money is held. */
   executeQuote(q: MQuote, at: number): void {
     const t = this.tx(q.txId);
+    // The model itself never lets an SCA payment move money before its customer authorised it.
+    if (q.scaGated && !q.authorised) throw new AuditError(`model: quote ${q.id} needs SCA and was not authorised, yet would move money`);
     q.status = 'PROCESSING';
     t.status = 'PROCESSING';
     this.event(t, 'PROCESSING');
     this.startOutgoing(t, at);
+  }
+
+  /**
+   * An SCA customer's quote is executed: it is parked in PENDING_AUTHORIZATION with its challenge,
+   * and NOTHING moves (no hold, no balance event); the challenge lapses at `challenge.expiresAt`.
+   */
+  parkQuote(q: MQuote, challenge: MChallenge): void {
+    if (!q.scaGated) throw new AuditError(`model: quote ${q.id} parked without needing SCA`);
+    const t = this.tx(q.txId);
+    q.status = 'PENDING_AUTHORIZATION';
+    t.status = 'PENDING_AUTHORIZATION';
+    q.challenge = challenge;
+    this.event(t, 'PENDING_AUTHORIZATION');
+    this.schedule('SCA_LAPSE', t.id, challenge.expiresAt);
+  }
+
+  /** The right code for a parked quote: the payment is released exactly as a normal execution. */
+  authorizeQuote(q: MQuote, at: number): void {
+    if (q.status !== 'PENDING_AUTHORIZATION') throw new AuditError(`model: authorising quote ${q.id} in ${q.status}`);
+    q.authorised = true;
+    q.challenge = null;
+    this.executeQuote(q, at);
+  }
+
+  /** Quotes needing SCA that were never authorised (pending, parked, lapsed, expired): their money must never have moved. */
+  unauthorised(): MQuote[] {
+    return [...this.quotes.values()].filter((q) => q.scaGated && !q.authorised);
   }
 
   /**
@@ -494,6 +546,17 @@ export class Model {
         t.awaitingApproval = false;
         this.event(t, 'FAILED');
         return true;
+      case 'SCA_LAPSE': {
+        // The challenge lapsed unanswered (or voided): the payment fails; nothing had moved, nothing is refunded.
+        if (t.status !== 'PENDING_AUTHORIZATION') return false;
+        t.status = 'FAILED';
+        t.failureReason = 'SCA_NOT_COMPLETED';
+        this.event(t, 'FAILED');
+        const q = this.quotes.get(t.quoteId!)!;
+        q.status = 'FAILED';
+        q.challenge = null;
+        return true;
+      }
     }
     return false;
   }
@@ -517,6 +580,8 @@ export class Model {
         return t.status === 'COMPLETED';
       case 'APPROVAL_TIMEOUT':
         return t.status === 'PENDING' && t.awaitingApproval;
+      case 'SCA_LAPSE':
+        return t.status === 'PENDING_AUTHORIZATION';
     }
   }
 }

@@ -6,8 +6,9 @@
  */
 import { encryptOtp, generateKeyPair, stamp } from '../../../src/wallet/client.ts';
 import { AuditError, checkAction, checkTx, eq, expectError, expectStatus, sleep, type Planned, type Workload } from './driver.ts';
-import { accountInfo, CURRENCY_BOUNDS, CURRENCY_OF, customerBody, USD_FEE, type ExternalKind } from './fixtures.ts';
+import { accountInfo, CURRENCY_BOUNDS, CURRENCY_OF, customerBody, scaCustomerBody, USD_FEE, type ExternalKind } from './fixtures.ts';
 import { Api, type Wire } from './http.ts';
+import { Rng } from './rng.ts';
 import {
   APPROVAL_WINDOW_MS,
   LOOKUP_TTL_MS,
@@ -16,12 +17,17 @@ import {
   priceQuote,
   QUOTE_TTL_MS,
   quoteScenario,
+  SCA_CHALLENGE_TTL_MS,
+  SCA_CODE,
+  SCA_MAX_WRONG,
+  SCA_SESSION_MS,
   SESSION_MS,
   transferScenario,
   UMA_PARTIES,
   type MAccount,
   type MAction,
   type MAgent,
+  type MChallenge,
   type MExternal,
   type MInvitation,
   type MQuote,
@@ -54,6 +60,28 @@ interface WalletState {
   challenges: number;
   session: { id: string; privateKey: string; expiresAt: number } | null;
 }
+
+/**
+ * A customer in the EEA: Strong Customer Authentication applies to its payments (issue #23). Kept
+ * out of `customers` and of `fiatAccounts()`, so the other operations (which predict PROCESSING
+ * for every execute) never pick it; its accounts are in the model, so their balances are audited.
+ */
+interface ScaCustomer {
+  id: string;
+  n: number;
+  /** Its internal accounts by currency (USD, EUR). */
+  accounts: Map<string, string>;
+  /** Its SCA login session's end (platform ms); null before the first login and after a password reset. */
+  session: number | null;
+  /** Failed logins counted against it (5 would lock it: the workload stays below 3). */
+  failedLogins: number;
+}
+
+/** SCA payments stay above the low-value exemption (EUR 30): 5,000 cents is over EUR 45 from USD, EUR 50 from EUR. */
+const SCA_MIN_AMOUNT = 5_000;
+const SCA_IP = '203.0.113.7';
+/** The chance that a step also runs an SCA operation. */
+const SCA_STEP_CHANCE = 0.14;
 
 type Destination = { kind: 'external'; ext: MExternal } | { kind: 'uma'; name: string } | { kind: 'internal'; account: MAccount };
 
@@ -107,6 +135,16 @@ const UMA_NAMES: [string, number][] = [
 
 export class Ops {
   readonly customers: Customer[] = [];
+  readonly scaCustomers: ScaCustomer[] = [];
+  /**
+   * The SCA operations' own generator: they run after a step's operation, on their own seeded
+   * stream, and the other operations' pickers leave their customer, accounts, payments and keyed
+   * requests alone — so adding them left every seed's other operations as they were (the fixed
+   * seeds' coverage of the other paths with them).
+   */
+  private readonly scaRng: Rng;
+  /** Keyed requests of the SCA operations (replayed by them, not by `replay`). */
+  private readonly scaPlans = new WeakSet<Planned>();
   private readonly agentClients = new Map<string, Api>();
   private serial = 0;
   private readonly rates = new Map<string, Rate>();
@@ -116,7 +154,9 @@ export class Ops {
   private bulkJobs = 0;
   private umaDomain: string | undefined;
 
-  constructor(private readonly w: Workload) {}
+  constructor(private readonly w: Workload) {
+    this.scaRng = new Rng(w.o.seed ^ 0x5ca23);
+  }
 
   private get rng() {
     return this.w.rng;
@@ -169,7 +209,7 @@ export class Ops {
       [() => this.agentQuote(), agents.length > 0 ? 3 : 0, 'agentQuote'],
       [() => this.agentExecute(), agents.length > 0 ? 3 : 0, 'agentExecute'],
       [() => this.decideAction(), pendingActions.length > 0 ? 5 : agents.length > 0 ? 0.5 : 0, 'decideAction'],
-      [() => this.replay(), this.w.sent.length > 0 ? 3 : 0, 'replay'],
+      [() => this.replay(), this.w.sent.some((x) => !this.scaPlans.has(x.planned)) ? 3 : 0, 'replay'],
       [() => this.lookupQuote(), 3, 'lookupQuote'],
       [() => this.invitation(), 3, 'invitation'],
       [() => this.bulkImport(), this.bulkJobs < 2 && this.customers.length < MAX_CUSTOMERS ? 0.8 : 0, 'bulkImport'],
@@ -177,11 +217,49 @@ export class Ops {
     const [run, , name] = this.rng.weighted(ops.filter(([, weight]) => weight > 0).map((o) => [o, o[1]] as const));
     this.w.count(name);
     await run();
+    if (this.scaRng.chance(SCA_STEP_CHANCE)) {
+      // From the state the step's operation left, with what it made due applied (a clock advance may lapse challenges).
+      await this.w.settle();
+      await this.scaStep();
+    }
+  }
+
+  /** One SCA operation (its own stream): an SCA customer pays, authorises, or replays an SCA request. */
+  private async scaStep(): Promise<void> {
+    const parked = [...this.m.quotes.values()].some((q) => q.status === 'PENDING_AUTHORIZATION');
+    const sent = this.w.sent.filter((s) => this.scaPlans.has(s.planned));
+    const ops: [() => Promise<void>, number, string][] = [
+      [() => this.scaPay(), 5, 'scaPay'],
+      [() => this.scaAuthorize(), parked ? 5 : this.scaCustomers.length > 0 ? 0.5 : 0, 'scaAuthorize'],
+      [() => this.replay(this.scaRng, sent, 'sca '), sent.length > 0 ? 0.6 : 0, 'scaReplay'],
+    ];
+    const [run, , name] = this.scaRng.weighted(ops.filter(([, weight]) => weight > 0).map((o) => [o, o[1]] as const));
+    this.w.count(name);
+    await run();
+  }
+
+  /** A keyed request of an SCA operation (so that `replay` leaves it to `scaStep`). */
+  private sca(p: Planned): Planned {
+    this.scaPlans.add(p);
+    return p;
   }
 
   /** Internal accounts money can leave from by transfer or account quote: fiat, not an embedded wallet. */
   private fiatAccounts(): MAccount[] {
-    return [...this.m.accounts.values()].filter((a) => (a.currency === 'USD' || a.currency === 'EUR') && a.type !== 'EMBEDDED_WALLET');
+    return [...this.m.accounts.values()].filter(
+      (a) => (a.currency === 'USD' || a.currency === 'EUR') && a.type !== 'EMBEDDED_WALLET' && !this.isScaAccount(a.id),
+    );
+  }
+
+  /** An account of an SCA customer (only the SCA operations pay from it). */
+  private isScaAccount(accountId: string): boolean {
+    const owner = this.m.account(accountId).customerId;
+    return owner !== null && this.scaCustomers.some((c) => c.id === owner);
+  }
+
+  /** A quote paid from an SCA customer's account. */
+  private isScaQuote(q: MQuote): boolean {
+    return !q.realtime && this.isScaAccount(q.source);
   }
 
   /**
@@ -193,7 +271,8 @@ export class Ops {
     if (this.w.deterministic) return false;
     const soon = this.w.now() + horizonMs;
     return this.m.timers.some((t) => {
-      if (t.dueAt > soon || t.kind === 'EXPIRE' || !this.m.effective(t)) return false;
+      // Expiries and SCA lapses move no money.
+      if (t.dueAt > soon || t.kind === 'EXPIRE' || t.kind === 'SCA_LAPSE' || !this.m.effective(t)) return false;
       const tx = this.m.txs.get(t.ref);
       if (!tx) return false;
       return (
@@ -330,7 +409,7 @@ export class Ops {
   }
 
   async fund(): Promise<void> {
-    const all = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN');
+    const all = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && !this.isScaAccount(a.id));
     // Emptier accounts are funded more often.
     const a = this.rng.chance(0.6) ? all.reduce((lo, x) => (x.available < lo.available ? x : lo), all[0]!) : this.rng.pick(all);
     await this.w.send(this.planFund(a, this.fundAmount(a.currency)));
@@ -500,6 +579,9 @@ export class Ops {
     o: { agent?: MAgent; realtime?: { customerId: string | null }; lookup?: LookupUse } = {},
   ): Promise<Planned> {
     const { agent, realtime, lookup } = o;
+    // From an SCA customer's account, executing needs its authorisation unless it goes to its own account.
+    const sca = !realtime && this.isScaAccount(a.id);
+    const gated = sca && !(d.kind === 'internal' && d.account.customerId === a.customerId);
     const destCur = this.destCurrency(d);
     const wallet = a.type === 'EMBEDDED_WALLET';
     let expect: Expect;
@@ -517,7 +599,8 @@ export class Ops {
       if (priced.receiving <= 0 || priced.total < bounds.min || priced.total > bounds.max)
         expect = { status: 400, code: 'AMOUNT_OUT_OF_RANGE' };
       else if (immediate && !realtime && priced.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
-      else expect = { status: 201 };
+      // Executed at once by an SCA customer: parked for its authorisation (202), nothing moves.
+      else expect = { status: immediate && gated ? 202 : 201 };
     }
     const destination =
       d.kind === 'uma'
@@ -543,7 +626,7 @@ export class Ops {
           ? (UMA_PARTIES[d.name]?.scenario ?? { kind: 'SUCCESS', delayMs: 0 })
           : { kind: 'SUCCESS', delayMs: 0 };
     return {
-      label: `${agent ? `agent ${agent.id} ` : ''}${lookup ? `lookup ${lookup.id} ` : ''}quote ${immediate ? 'immediate' : 'locked'} ${a.currency} ${realtime ? 'real-time funded' : a.id} → ${this.destLabel(d)} ${side} ${amount}`,
+      label: `${sca ? 'sca ' : ''}${agent ? `agent ${agent.id} ` : ''}${lookup ? `lookup ${lookup.id} ` : ''}quote ${immediate ? 'immediate' : 'locked'} ${a.currency} ${realtime ? 'real-time funded' : a.id} → ${this.destLabel(d)} ${side} ${amount}`,
       client: agent ? this.agentApi(agent.id) : this.w.api,
       path: agent ? '/agents/me/quotes' : '/quotes',
       body,
@@ -551,12 +634,14 @@ export class Ops {
       debits: executes ? [a.id] : [],
       feature: lookup?.refusal
         ? `lookup quote (${lookup.refusal.why})`
-        : `${lookup ? 'lookup ' : agent ? 'agent ' : wallet ? 'wallet ' : realtime ? 'real-time ' : ''}quote ${immediate ? 'immediate' : 'locked'} ${side} → ${d.kind === 'external' ? `${d.ext.currency} …${d.ext.suffix}` : d.kind === 'uma' ? d.name : 'internal'}`,
+        : `${sca ? 'sca ' : lookup ? 'lookup ' : agent ? 'agent ' : wallet ? 'wallet ' : realtime ? 'real-time ' : ''}quote ${immediate ? 'immediate' : 'locked'} ${side} → ${d.kind === 'external' ? `${d.ext.currency} …${d.ext.suffix}` : d.kind === 'uma' ? d.name : 'internal'}`,
       apply: (res) => {
         if (expect.code) return expectError(res, expect.status, expect.code, 'create quote');
-        expectStatus(res, 201, 'create quote');
+        expectStatus(res, expect.status, 'create quote');
         const q = res.body;
-        eq('quote status', q.status, executes ? 'PROCESSING' : 'PENDING');
+        const parks = executes && gated;
+        eq('quote status', q.status, parks ? 'PENDING_AUTHORIZATION' : executes ? 'PROCESSING' : 'PENDING');
+        if (sca && !parks) eq('quote scaChallenge', q.scaChallenge, undefined);
         eq('quote exchangeRate', q.exchangeRate, rate.value);
         eq('quote totalSendingAmount', q.totalSendingAmount, priced.total);
         eq('quote totalReceivingAmount', q.totalReceivingAmount, priced.receiving);
@@ -582,6 +667,9 @@ export class Ops {
           fees: priced.fees,
           payload,
           agentId: agent?.id ?? null,
+          scaGated: gated,
+          challenge: null,
+          authorised: false,
         };
         const t = this.newTx(q.transactionId, 'QUOTE', realtime ? null : a.id, priced.total, a.currency, scenario);
         t.fees = priced.fees;
@@ -592,7 +680,8 @@ export class Ops {
         this.m.event(t, 'PENDING');
         this.m.txs.set(t.id, t);
         this.m.quotes.set(mq.id, mq);
-        if (executes) this.m.executeQuote(mq, this.w.timeOf(q.createdAt));
+        if (parks) this.m.parkQuote(mq, this.challengeOf(q, Date.parse(q.createdAt)));
+        else if (executes) this.m.executeQuote(mq, this.w.timeOf(q.createdAt));
         else this.m.schedule('EXPIRE', mq.id, mq.expiresAt);
         this.w.touched.txs.add(t.id);
         this.w.touched.quotes.add(mq.id);
@@ -637,6 +726,7 @@ export class Ops {
   planExecute(q: MQuote, signature?: string): Planned {
     const a = this.m.account(q.source);
     const wallet = a.type === 'EMBEDDED_WALLET';
+    const sca = this.isScaQuote(q);
     const session = wallet ? this.customerOf(a.id)?.wallet?.session : undefined;
     let expect: Expect;
     if (q.status !== 'PENDING' || this.w.clearlyAfter(q.expiresAt)) expect = { status: 409, code: 'CONFLICT' };
@@ -646,21 +736,29 @@ export class Ops {
     else if (q.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
     else expect = { status: 200 };
     return {
-      label: `execute ${q.id} (${a.currency} ${q.total} from ${a.id}${wallet ? (signature ? ', signed' : ', unsigned') : ''})`,
+      label: `${sca ? 'sca ' : ''}execute ${q.id} (${a.currency} ${q.total} from ${a.id}${wallet ? (signature ? ', signed' : ', unsigned') : ''})`,
       client: this.w.api,
       path: `/quotes/${q.id}/execute`,
       body: {},
       ...(signature !== undefined ? { headers: { 'service-wallet-signature': signature } } : {}),
       key: this.w.nextKey(),
       debits: [a.id],
-      feature: `execute${wallet ? (signature ? ' wallet signed' : ' wallet unsigned') : ''}`,
+      feature: sca
+        ? `sca execute${q.scaGated ? '' : ' (own account)'}`
+        : `execute${wallet ? (signature ? ' wallet signed' : ' wallet unsigned') : ''}`,
       apply: (res) => {
         this.w.touched.quotes.add(q.id);
         this.w.touched.txs.add(q.txId);
         if (expect.code) return expectError(res, expect.status, expect.code, 'execute quote');
         if (expect.status === 202) return expectStatus(res, 202, 'execute quote (challenge)');
         expectStatus(res, 200, 'execute quote');
+        if (q.scaGated) {
+          // The SCA customer must authorise it: parked with its challenge (checked for funds, but nothing is held).
+          eq('executed quote status', res.body.status, 'PENDING_AUTHORIZATION');
+          return this.m.parkQuote(q, this.challengeOf(res.body, this.w.now()));
+        }
         eq('executed quote status', res.body.status, 'PROCESSING');
+        if (sca) eq('executed quote scaChallenge', res.body.scaChallenge, undefined);
         this.m.executeQuote(q, this.w.timeOf(undefined));
       },
     };
@@ -671,6 +769,7 @@ export class Ops {
     return (
       q.agentId === null &&
       !q.realtime &&
+      !this.isScaQuote(q) &&
       this.m.account(q.source).type !== 'EMBEDDED_WALLET' &&
       !this.volatile(q.source) &&
       (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt))
@@ -751,7 +850,7 @@ export class Ops {
   // Cancel, incoming payments, decisions
 
   async cancel(): Promise<void> {
-    const txs = [...this.m.txs.values()];
+    const txs = this.nonScaTxs();
     const pending = txs.filter(
       (t) => (t.kind === 'TRANSFER_OUT' || t.kind === 'TRANSFER_IN') && t.status === 'PENDING' && this.timerClear(t.id),
     );
@@ -781,6 +880,11 @@ export class Ops {
         checkTx(res.body, t);
       },
     });
+  }
+
+  /** Transactions other than the SCA customers' payments (those are the SCA operations'). */
+  private nonScaTxs(): MTx[] {
+    return [...this.m.txs.values()].filter((t) => !(t.kind === 'QUOTE' && t.account !== null && this.isScaAccount(t.account)));
   }
 
   /** True when none of the transaction's outcomes is due within the margin (so its status is known). */
@@ -840,7 +944,7 @@ export class Ops {
   async decideIncoming(): Promise<void> {
     const umas = [...this.m.txs.values()].filter((t) => t.kind === 'UMA_RECEIVE' && this.timerClear(t.id));
     const waiting = umas.filter((t) => t.status === 'PENDING' && t.awaitingApproval);
-    const others = [...this.m.txs.values()].filter((t) => !(t.status === 'PENDING' && t.awaitingApproval) && this.timerClear(t.id));
+    const others = this.nonScaTxs().filter((t) => !(t.status === 'PENDING' && t.awaitingApproval) && this.timerClear(t.id));
     const t = waiting.length > 0 && this.rng.chance(0.8) ? this.rng.pick(waiting) : others.length > 0 ? this.rng.pick(others) : undefined;
     if (!t) return this.umaReceive();
     const approve = this.rng.chance(0.6);
@@ -880,6 +984,253 @@ export class Ops {
     expectStatus(res, 200, 'clock advance');
     this.w.applyAdvance(seconds, res.body);
     this.w.features.add(`advance ${seconds < 25 ? 'small' : seconds < 300 ? 'medium' : 'large'}`);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Strong Customer Authentication (issue #23; test/payments/sca-quotes.test.ts)
+
+  /**
+   * The scaChallenge of a quote just parked at platform time `at` (in-process: exactly now): SMS_OTP
+   * for the payout, lapsing 5 minutes later.
+   */
+  private challengeOf(w: Wire, at: number): MChallenge {
+    const c = w.scaChallenge;
+    if (!c || typeof c.id !== 'string' || !c.id.startsWith('ScaChallenge:'))
+      throw new AuditError(`quote ${w.id} parked without an scaChallenge: ${JSON.stringify(w)}`);
+    eq(`quote ${w.id} scaChallenge.factor`, c.factor, 'SMS_OTP');
+    eq(`quote ${w.id} scaChallenge.purpose`, c.purpose, 'PAYOUT');
+    const expiresAt = Date.parse(c.expiresAt);
+    if (this.w.deterministic) eq(`quote ${w.id} scaChallenge.expiresAt`, c.expiresAt, new Date(at + SCA_CHALLENGE_TTL_MS).toISOString());
+    else if (Math.abs(expiresAt - SCA_CHALLENGE_TTL_MS - at) > 60_000)
+      throw new AuditError(`quote ${w.id} scaChallenge.expiresAt ${c.expiresAt}: not 5 minutes after ${new Date(at).toISOString()}`);
+    return { id: c.id, expiresAt, wrong: 0 };
+  }
+
+  /** A new EEA customer with a USD and a EUR account (both in the model, empty). */
+  private async createScaCustomer(): Promise<ScaCustomer> {
+    const n = this.scaCustomers.length + 1;
+    const res = await this.w.api.post('/customers', scaCustomerBody(n), { headers: { 'idempotency-key': this.w.nextKey() } });
+    this.w.record(`create SCA customer ${n} (DE) → ${res.status} ${res.body?.id ?? res.body?.code}`);
+    expectStatus(res, 201, 'create SCA customer');
+    const listed = await this.w.listAll(this.w.api, '/customers/internal-accounts', { customerId: res.body.id });
+    const c: ScaCustomer = { id: res.body.id, n, accounts: new Map(), session: null, failedLogins: 0 };
+    for (const a of listed) {
+      eq(`new account ${a.id} balance`, a.balance.amount, 0);
+      const currency = a.balance.currency.code as string;
+      this.m.accounts.set(a.id, { id: a.id, currency, type: a.type, customerId: c.id, available: 0, pending: 0 });
+      c.accounts.set(currency, a.id);
+    }
+    for (const cur of ['USD', 'EUR'])
+      if (!c.accounts.has(cur)) throw new AuditError(`SCA customer ${c.id} has no ${cur} account: ${JSON.stringify(listed)}`);
+    this.scaCustomers.push(c);
+    this.w.features.add('sca customer');
+    return c;
+  }
+
+  private hasSession(c: ScaCustomer): boolean {
+    return c.session !== null && this.w.clearlyBefore(c.session);
+  }
+
+  /**
+   * An SCA customer pays: a quote from its USD or EUR account (above the low-value limit) to one of
+   * its external accounts, a sandbox UMA party or another customer's account — which its execution
+   * parks in PENDING_AUTHORIZATION with nothing moved (immediatelyExecute: 202) — or to its own
+   * other account, which is exempt and executes at once. Sometimes more than it holds (400
+   * INVALID_AMOUNT, checked at parking as at a normal execution), sometimes an earlier quote.
+   */
+  async scaPay(): Promise<void> {
+    if (this.nearRateBoundary(5_000)) return;
+    const c = this.scaCustomers.length > 0 ? this.scaRng.pick(this.scaCustomers) : await this.createScaCustomer();
+    const earlier = [...this.m.quotes.values()].filter(
+      (q) => this.isScaQuote(q) && (this.w.clearlyBefore(q.expiresAt) || this.w.clearlyAfter(q.expiresAt)) && !this.volatile(q.source),
+    );
+    if (earlier.length > 0 && this.scaRng.chance(0.2)) {
+      const open = earlier.filter((q) => q.status === 'PENDING' && this.w.clearlyBefore(q.expiresAt));
+      await this.w.send(this.sca(this.planExecute(this.scaRng.pick(open.length > 0 && this.scaRng.chance(0.7) ? open : earlier))));
+      return;
+    }
+    // Parking holds nothing: a second payment parked beside one already waiting may together with it
+    // be more than the account holds. Both are authorised: the second is refused for funds (400
+    // INVALID_AMOUNT, and stays parked). The new one pays a …001 account: nothing it holds comes back
+    // within the step (a failure due at once would refund it before the second authorisation).
+    const waiting = [...this.m.quotes.values()].filter(
+      (q) =>
+        q.status === 'PENDING_AUTHORIZATION' &&
+        this.m.account(q.source).customerId === c.id &&
+        q.challenge!.wrong < SCA_MAX_WRONG &&
+        q.total >= 2 * SCA_MIN_AMOUNT &&
+        q.total <= this.m.account(q.source).available &&
+        this.w.clearlyBefore(q.challenge!.expiresAt - (this.w.deterministic ? 0 : 10_000)),
+    );
+    const first =
+      waiting.length > 0 && this.scaRng.chance(this.scaSeen('sca authorize → 400 INVALID_AMOUNT') ? 0.05 : 0.5)
+        ? this.scaRng.pick(waiting)
+        : undefined;
+    const a = first ? this.m.account(first.source) : this.m.account(c.accounts.get(this.scaRng.chance(0.7) ? 'USD' : 'EUR')!);
+    if (this.volatile(a.id)) return;
+    if (a.available < 1_000_000) await this.w.send(this.sca(this.planFund(a, this.scaRng.int(1_000_000, 5_000_000))));
+    const kind = this.scaRng.weighted([
+      ['external', 6],
+      ['uma', 2],
+      ['own', 1.5],
+      ['other', 0.7],
+    ] as const);
+    let d: Destination;
+    if (kind === 'uma') d = { kind: 'uma', name: this.scaRng.weighted(UMA_NAMES.filter(([n]) => UMA_PARTIES[n])) };
+    else if (kind === 'own') d = { kind: 'internal', account: this.m.account(c.accounts.get(a.currency === 'USD' ? 'EUR' : 'USD')!) };
+    else if (kind === 'other') d = { kind: 'internal', account: this.scaRng.pick(this.fiatAccounts()) };
+    else
+      d = {
+        kind: 'external',
+        ext: await this.external(c.id, this.scaRng.chance(0.6) ? 'US' : 'EUR', this.scaRng.weighted(QUOTE_SUFFIXES)),
+      };
+    if (first) d = { kind: 'external', ext: await this.external(c.id, 'US', '001') };
+    const short = !first && this.scaRng.chance(this.scaSeen('sca execute → 400 INVALID_AMOUNT') ? 0.1 : 0.3);
+    const amount = short
+      ? a.available + this.scaRng.int(1, 50_000)
+      : first
+        ? a.available - Math.floor(first.total / 2)
+        : Math.max(SCA_MIN_AMOUNT, Math.floor(a.available * (0.02 + 0.25 * this.scaRng.next())));
+    const immediate = this.scaRng.chance(short ? 0.25 : 0.35);
+    const created = await this.w.send(
+      this.sca(await this.planQuote(a, d, 'SENDING', Math.min(amount, CURRENCY_BOUNDS[a.currency]!.max), immediate)),
+    );
+    if (created.status !== 201 && created.status !== 202) return;
+    const q = this.m.quotes.get(created.body.id)!;
+    if (!immediate && (short || first || this.scaRng.chance(0.8))) await this.w.send(this.sca(this.planExecute(q)));
+    // Sometimes the customer authorises it at once; the others wait for scaAuthorize, or lapse.
+    if (q.status === 'PENDING_AUTHORIZATION' && (first || this.scaRng.chance(0.35))) await this.authorizeFlow(c, q);
+    if (first) await this.w.send(this.planAuthorize(c, first, SCA_CODE));
+  }
+
+  /** Whether the run has seen `feature` (rare SCA paths are made likelier until it has). */
+  private scaSeen(feature: string): boolean {
+    return this.w.features.has(feature);
+  }
+
+  /** The SCA login with the sandbox SMS code (sometimes a wrong one first: 400, counted as a failed login). */
+  private async scaLogin(c: ScaCustomer): Promise<void> {
+    const q = { query: { customerId: c.id } };
+    const start = await this.w.api.post('/sca/login/start', { factor: 'SMS_OTP' }, q);
+    this.w.record(`SCA customer ${c.n}: login start → ${start.status} ${start.body?.challengeId ?? start.body?.code}`);
+    expectStatus(start, 200, 'SCA login start');
+    if (typeof start.body.challengeId !== 'string') throw new AuditError(`SCA login start without a challengeId: ${start.text}`);
+    if (this.w.deterministic)
+      eq('SCA login challenge expiresAt', start.body.expiresAt, new Date(this.w.now() + SCA_CHALLENGE_TTL_MS).toISOString());
+    const complete = (code: string) =>
+      this.w.api.post('/sca/login/complete', { factor: 'SMS_OTP', challengeId: start.body.challengeId, code, endUserIpAddress: SCA_IP }, q);
+    if (c.failedLogins < 2 && this.scaRng.chance(0.15)) {
+      const wrong = await complete('000000');
+      this.w.record(`SCA customer ${c.n}: login complete (wrong code) → ${wrong.status} ${wrong.body?.code}`);
+      expectError(wrong, 400, 'INVALID_INPUT', 'SCA login with a wrong code');
+      c.failedLogins += 1;
+      this.w.features.add('sca login (wrong code) → 400 INVALID_INPUT');
+    }
+    const done = await complete(SCA_CODE);
+    this.w.record(`SCA customer ${c.n}: login complete → ${done.status} ${done.body?.status ?? done.body?.code}`);
+    expectStatus(done, 200, 'SCA login complete');
+    eq('SCA login status', done.body.status, 'SUCCESS');
+    const expiresAt = Date.parse(done.body.sessionExpiresAt);
+    if (this.w.deterministic) eq('SCA session expiresAt', expiresAt, this.w.now() + SCA_SESSION_MS);
+    c.session = expiresAt;
+    this.w.features.add('sca login → 200');
+  }
+
+  /** RESET_PASSWORD_COMPLETED: the failed-login counter goes back to 0 and the SCA session is revoked. */
+  private async scaPasswordReset(c: ScaCustomer): Promise<void> {
+    const res = await this.w.api.post('/sca/record-event', { eventType: 'RESET_PASSWORD_COMPLETED' }, { query: { customerId: c.id } });
+    this.w.record(`SCA customer ${c.n}: password reset → ${res.status} ${res.body?.failedAttempts ?? res.body?.code}`);
+    expectStatus(res, 200, 'SCA record-event');
+    eq('password reset failedAttempts', res.body.failedAttempts, 0);
+    eq('password reset suspended', res.body.suspended, false);
+    c.session = null;
+    c.failedLogins = 0;
+    this.w.features.add('sca password reset → 200');
+  }
+
+  /**
+   * POST /quotes/{id}/authorize with `code`: needs a parked quote (else 409 CONFLICT) and the
+   * customer's login session (409 SCA_SESSION_REQUIRED); a voided challenge is 429; a wrong code 400
+   * (counted); the right one releases the payment as a normal execution — unless the balance no
+   * longer covers it (400 INVALID_AMOUNT, nothing changes).
+   */
+  private planAuthorize(c: ScaCustomer, q: MQuote, code: string): Planned {
+    const a = this.m.account(q.source);
+    const ch = q.challenge;
+    const wrong = code !== SCA_CODE;
+    let expect: Expect;
+    if (q.status !== 'PENDING_AUTHORIZATION' || !ch) expect = { status: 409, code: 'CONFLICT' };
+    else if (!this.hasSession(c)) expect = { status: 409, code: 'SCA_SESSION_REQUIRED' };
+    else if (ch.wrong >= SCA_MAX_WRONG) expect = { status: 429, code: 'RATE_LIMITED' };
+    else if (wrong) expect = { status: 400, code: 'INVALID_INPUT' };
+    else if (q.total > a.available) expect = { status: 400, code: 'INVALID_AMOUNT' };
+    else expect = { status: 200 };
+    return {
+      label: `sca authorize ${q.id} (${q.status}${ch ? `, ${ch.wrong} wrong` : ''}) ${wrong ? 'wrong code' : 'right code'}`,
+      client: this.w.api,
+      path: `/quotes/${q.id}/authorize`,
+      body: { code, endUserIpAddress: SCA_IP },
+      key: undefined,
+      debits: [a.id],
+      feature: `sca authorize${wrong ? ' (wrong code)' : ''}`,
+      apply: (res) => {
+        this.w.touched.quotes.add(q.id);
+        this.w.touched.txs.add(q.txId);
+        if (expect.code) {
+          expectError(res, expect.status, expect.code, 'authorize quote');
+          if (expect.code === 'INVALID_INPUT' && ch) {
+            ch.wrong += 1;
+            eq('wrong code attemptsRemaining', res.body.details?.attemptsRemaining, SCA_MAX_WRONG - ch.wrong);
+          }
+          return;
+        }
+        expectStatus(res, 200, 'authorize quote');
+        eq('authorised quote status', res.body.status, 'PROCESSING');
+        eq('authorised quote scaChallenge', res.body.scaChallenge, undefined);
+        this.m.authorizeQuote(q, this.w.timeOf(undefined));
+      },
+    };
+  }
+
+  /**
+   * The customer authorises a parked quote (or tries one that is not parked: 409): without its
+   * login session first, sometimes (409 SCA_SESSION_REQUIRED, then it logs in), sometimes after a
+   * password reset revoked it; sometimes with wrong codes — rarely until the challenge is void (429
+   * after); mostly with the right code at last. Parked quotes left alone lapse with the clock.
+   */
+  async scaAuthorize(): Promise<void> {
+    // Clear of its lapse by more than the few requests this step sends before the authorisation.
+    const slack = this.w.deterministic ? 0 : 10_000;
+    const known = [...this.m.quotes.values()].filter(
+      (q) =>
+        this.isScaQuote(q) &&
+        !this.volatile(q.source) &&
+        (q.status !== 'PENDING_AUTHORIZATION' ||
+          this.w.clearlyBefore(q.challenge!.expiresAt - slack) ||
+          this.w.clearlyAfter(q.challenge!.expiresAt)),
+    );
+    const parked = known.filter((q) => q.status === 'PENDING_AUTHORIZATION');
+    const q =
+      parked.length > 0 && this.scaRng.chance(0.88) ? this.scaRng.pick(parked) : known.length > 0 ? this.scaRng.pick(known) : undefined;
+    if (!q) return this.scaPay();
+    const owner = this.m.account(q.source).customerId;
+    await this.authorizeFlow(this.scaCustomers.find((x) => x.id === owner)!, q);
+  }
+
+  private async authorizeFlow(c: ScaCustomer, q: MQuote): Promise<void> {
+    if (c.session !== null && this.scaRng.chance(0.1)) await this.scaPasswordReset(c);
+    if (!this.hasSession(c)) {
+      if (this.scaRng.chance(0.7)) await this.w.send(this.planAuthorize(c, q, SCA_CODE));
+      await this.scaLogin(c);
+    }
+    if (this.scaRng.chance(0.3)) {
+      // Rarely, wrong codes until the challenge is void (the next attempt is 429 until it lapses).
+      const left = SCA_MAX_WRONG - (q.challenge?.wrong ?? 0);
+      const voided = this.scaSeen('sca authorize → 429 RATE_LIMITED') || this.scaSeen('sca authorize (wrong code) → 429 RATE_LIMITED');
+      const tries = left > 0 && this.scaRng.chance(voided ? 0.15 : 0.6) ? left : 1;
+      for (let i = 0; i < tries; i++) await this.w.send(this.planAuthorize(c, q, this.scaRng.pick(['000000', '654321', '123457'])));
+    }
+    if (this.scaRng.chance(0.8)) await this.w.send(this.planAuthorize(c, q, SCA_CODE));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1584,15 +1935,15 @@ export class Ops {
    * Sends an earlier successful keyed request again: the same request must answer the stored
    * response (Idempotency-Hit) and change nothing; the same key with another body is a 409.
    */
-  async replay(): Promise<void> {
-    const s = this.rng.pick(this.w.sent);
+  async replay(rng = this.rng, sent = this.w.sent.filter((x) => !this.scaPlans.has(x.planned)), tag = ''): Promise<void> {
+    const s = rng.pick(sent);
     const p = s.planned;
     const body = p.body as Record<string, unknown>;
     const changed = this.changedBody(body);
-    if (changed && this.rng.chance(0.25)) {
+    if (changed && rng.chance(0.25)) {
       const res = await p.client.post(p.path, changed, { headers: { ...p.headers, 'idempotency-key': p.key! } });
       this.w.record(`reuse the key of "${p.label}" with another body → ${res.status}`);
-      this.w.features.add('idempotency key reused with another body');
+      this.w.features.add(`${tag}idempotency key reused with another body`);
       return expectError(res, 409, 'CONFLICT', 'idempotency key reused with another body');
     }
     const res = await this.w.post(p);
@@ -1601,7 +1952,7 @@ export class Ops {
     eq('replay Idempotency-Hit', res.headers.get('idempotency-hit'), 'true');
     if (canonical(res.body) !== canonical(s.body))
       throw new AuditError(`replay body differs:\n  first  ${canonical(s.body)}\n  replay ${canonical(res.body)}`);
-    this.w.features.add('idempotent replay');
+    this.w.features.add(`${tag}idempotent replay`);
   }
 
   private changedBody(body: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -1668,6 +2019,7 @@ export class Ops {
             q.status === 'PENDING' &&
             q.agentId === null &&
             !q.realtime &&
+            !this.isScaQuote(q) &&
             q.expiresAt - this.w.now() > 30_000 &&
             this.m.account(q.source).type !== 'EMBEDDED_WALLET' &&
             free(this.m.account(q.source)),
