@@ -19,6 +19,7 @@ import { extraLines, machineInfo, table, targetLines, type Row } from './report.
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
 import { sqlDiff, sqlReport, sqlSnapshot, type StatementTiming } from './sql-profile.ts';
 import { runStartup } from './startup.ts';
+import { pgbenchBaseline, sqliteBaseline } from './store-baseline.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
 import { killAllChildrenSync, ROOT, startBaseline, startCorridor } from './servers.ts';
 
@@ -351,6 +352,17 @@ async function main(argv: string[]): Promise<number> {
   for (const x of outcomes) {
     if (x.corridor.extra) process.stdout.write(`${extraLines(x.scenario.name, x.corridor.extra).join('\n')}\n\n`);
     if (x.sql) process.stdout.write(`${x.sql.join('\n')}\n\n`);
+  }
+
+  // The store's raw transaction rate in the same run (issue #26): payments as a share of it.
+  const payment = outcomes.find((x) => x.scenario.name === 'payment');
+  if (payment && o.baseline && o.rate === undefined) {
+    log(`store baseline: ${o.store === 'postgres' ? 'pgbench TPC-B' : 'SQLite TPC-B-like transactions'}, ${o.duration} s`);
+    const raw = o.store === 'postgres' ? await pgbenchBaseline(o.databaseUrl!, o.duration) : sqliteBaseline(o.duration);
+    const share = payment.corridor.load.reqPerSec / raw.tps;
+    process.stdout.write(
+      `store baseline: ${raw.label} ${raw.tps.toFixed(0)} tps (${raw.detail}); payment ${payment.corridor.load.reqPerSec.toFixed(0)}/s = ${(share * 100).toFixed(1)} % of it\n\n`,
+    );
   }
 
   let allMet = startup?.met ?? true;

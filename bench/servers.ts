@@ -215,6 +215,8 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
     CORRIDOR_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
   };
   if (o.sqlProfileFile) env.CORRIDOR_SQL_PROFILE = o.sqlProfileFile;
+  // Store tuning under comparison is passed through to the child (docs/performance.md).
+  if (process.env.CORRIDOR_PG_GROUP_COMMIT !== undefined) env.CORRIDOR_PG_GROUP_COMMIT = process.env.CORRIDOR_PG_GROUP_COMMIT;
   if (o.store === 'postgres') {
     if (!o.databaseUrl) throw new Error('--store postgres needs --database-url');
     env.DATABASE_URL = o.databaseUrl;

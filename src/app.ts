@@ -68,7 +68,7 @@ export interface BuildOptions {
 export type App = FastifyInstance & { ctx: AppContext };
 
 export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = {}): Promise<App> {
-  const store = opts.store ?? openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = opts.store ?? openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgGroups: config.pgGroupCommit });
   const ctx: AppContext = {
     config,
     deps,

@@ -51,6 +51,12 @@ export interface Config {
   wireNames: 'spec' | 'live';
   /** The largest CSV `POST /customers/bulk/csv` accepts (CORRIDOR_BULK_CSV_MAX_BYTES; default 100 MiB, the live docs' limit). */
   bulkCsvMaxBytes: number;
+  /**
+   * PostgreSQL group commit: how many groups of units of work may run at once, each one transaction
+   * and one COMMIT for the units queued together (CORRIDOR_PG_GROUP_COMMIT; default 2; 0 turns it
+   * off: one transaction per unit). See store/pg-group-commit.ts.
+   */
+  pgGroupCommit: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -188,6 +194,11 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (bulkRaw !== undefined && (!/^\d+$/.test(bulkRaw) || bulkCsvMaxBytes < 1024 || bulkCsvMaxBytes > 1024 * 1024 * 1024))
     problems.push(`CORRIDOR_BULK_CSV_MAX_BYTES must be a whole number of bytes from 1024 to 1073741824 (got "${bulkRaw}")`);
 
+  const groupsRaw = get('CORRIDOR_PG_GROUP_COMMIT');
+  const pgGroupCommit = groupsRaw === undefined ? 2 : Number(groupsRaw);
+  if (groupsRaw !== undefined && (!/^\d+$/.test(groupsRaw) || pgGroupCommit > 16))
+    problems.push(`CORRIDOR_PG_GROUP_COMMIT must be a whole number of concurrent groups from 0 (off) to 16 (got "${groupsRaw}")`);
+
   const wireNames = get('CORRIDOR_WIRE_NAMES') ?? 'spec';
   if (wireNames !== 'spec' && wireNames !== 'live') problems.push(`CORRIDOR_WIRE_NAMES must be spec or live (got "${wireNames}")`);
 
@@ -213,6 +224,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     sqlProfile,
     wireNames: wireNames === 'live' ? 'live' : 'spec',
     bulkCsvMaxBytes,
+    pgGroupCommit,
   };
 }
 

@@ -103,17 +103,19 @@ export class PlatformGoneError extends Error {
 
 function inTransaction<T>(app: AppContext, platform: PlatformRef, mode: 'shared' | 'exclusive', fn: (u: Unit) => Promise<T>): Promise<T> {
   const platformId = typeof platform === 'string' ? platform : platform.id;
-  return retryOnConflict(() =>
-    app.db.transaction().execute(async (trx) => {
-      if (mode === 'shared') await lockPlatformShared(trx, platformId);
-      else await lockPlatformExclusive(trx, platformId);
-      const row = typeof platform === 'string' ? await readPlatform(trx, platformId) : platform;
-      const unit = openUnit(trx, app, row);
-      const result = await fn(unit);
-      await unit.flush();
-      return result;
-    }),
-  );
+  const body = async (trx: Kysely<Database>) => {
+    if (mode === 'shared') await lockPlatformShared(trx, platformId);
+    else await lockPlatformExclusive(trx, platformId);
+    const row = typeof platform === 'string' ? await readPlatform(trx, platformId) : platform;
+    const unit = openUnit(trx, app, row);
+    const result = await fn(unit);
+    await unit.flush();
+    return result;
+  };
+  // On PostgreSQL, units share transactions and COMMITs with the units queued beside them (group
+  // commit, store/pg-group-commit.ts); a reset runs alone.
+  const group = mode === 'shared' ? app.store.groupCommit : undefined;
+  return retryOnConflict(() => (group ? group.run(body) : app.db.transaction().execute(body)));
 }
 
 async function readPlatform(trx: Kysely<Database>, id: string): Promise<PlatformRow> {

@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.ts';
+import { PgGroupCommit } from './pg-group-commit.ts';
 import { preparingPool } from './pg-prepared.ts';
 import { GroupCommitDriver } from './sqlite-group-commit.ts';
 import { profileStatements, type StatementTiming } from './sql-profile.ts';
@@ -21,6 +22,8 @@ export interface Store {
   /** Human-readable location, for start-up output (no password). */
   location: string;
   close(): Promise<void>;
+  /** PostgreSQL with group commit on: runs a unit of work's transaction in a group (pg-group-commit.ts). */
+  groupCommit?: PgGroupCommit;
   /** The statement timings so far, when the store was opened with `profileStatements` (SQLite only; sql-profile.ts). */
   statementProfile?: () => StatementTiming[];
 }
@@ -30,6 +33,8 @@ export interface StoreOptions {
   dataDir: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** PostgreSQL: concurrent commit groups (0 or unset: no group commit; pg-group-commit.ts). */
+  pgGroups?: number;
   /** Told (once, one line) when an existing SQLite store's modes had to be tightened; see secureDataDir. */
   onModesTightened?: (message: string) => void;
   /** Time every statement (a development tool: CORRIDOR_SQL_PROFILE; SQLite only). */
@@ -41,7 +46,7 @@ export interface StoreOptions {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export function openStore(opts: StoreOptions): Store {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.pgGroups ?? 0);
   const tightened = secureDataDir(opts.dataDir);
   if (tightened) opts.onModesTightened?.(tightened);
   const file = path.join(opts.dataDir, SQLITE_FILE);
@@ -208,12 +213,18 @@ function lockHolder(file: string): number | undefined {
   return undefined;
 }
 
-function openPostgres(url: string, max: number): Store {
+function openPostgres(url: string, max: number, groups: number): Store {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that errors (server restart) must not crash the process; the pool drops it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  return { kind: 'postgres', db, location: redactUrl(url), close: () => db.destroy() };
+  return {
+    kind: 'postgres',
+    db,
+    location: redactUrl(url),
+    close: () => db.destroy(),
+    ...(groups > 0 ? { groupCommit: new PgGroupCommit(db, groups) } : {}),
+  };
 }
 
 function openSqlite(file: string, profiled: boolean): Store {

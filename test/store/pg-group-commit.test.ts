@@ -1,0 +1,119 @@
+/**
+ * PostgreSQL group commit (src/store/pg-group-commit.ts; PostgreSQL lane only): concurrent units
+ * share transactions, each unit's failure is its own, and no unit hears of success (or of a
+ * refusal) unless its group committed.
+ */
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
+import type { Database } from '../../src/store/schema.ts';
+
+const url = process.env.TEST_DATABASE_URL;
+if (!url) throw new Error('pg-group-commit runs on the postgres lane (TEST_DATABASE_URL)');
+
+/** `any`: a scratch table outside the store's typed schema. */
+// biome-ignore lint/suspicious/noExplicitAny: see the comment on this declaration (a scratch table the typed Database does not list)
+type Any = Kysely<any>;
+
+let db: Kysely<Database>;
+const raw = () => db as unknown as Any;
+
+beforeAll(async () => {
+  db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) }) });
+  await sql`create table gc_rows (k text primary key, v integer not null)`.execute(db);
+  // Checked at COMMIT: a duplicate inserted into it fails the group's transaction as a whole.
+  await sql`create table gc_deferred (k text, constraint gc_deferred_k unique (k) deferrable initially deferred)`.execute(db);
+});
+afterAll(async () => {
+  await db.destroy();
+});
+
+async function keys(): Promise<string[]> {
+  const rows = await raw().selectFrom('gc_rows').select('k').orderBy('k').execute();
+  return rows.map((r) => r.k as string);
+}
+
+describe('PgGroupCommit', () => {
+  it('runs concurrent units in fewer transactions than units, each with its own result', async () => {
+    const gc = new PgGroupCommit(db, 2);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        gc.run(async (trx) => {
+          await (trx as unknown as Any)
+            .insertInto('gc_rows')
+            .values({ k: `a${String(i).padStart(2, '0')}`, v: i })
+            .execute();
+          return i * 2;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 40 }, (_, i) => i * 2));
+    expect(gc.stats.units).toBe(40);
+    expect(gc.stats.groups).toBeLessThan(40);
+    expect((await keys()).filter((k) => k.startsWith('a'))).toHaveLength(40);
+  });
+
+  it('undoes a failing unit alone: a thrown error and an SQL error leave the others committed', async () => {
+    const gc = new PgGroupCommit(db, 1);
+    const ins = (k: string) => (trx: Kysely<Database>) => (trx as unknown as Any).insertInto('gc_rows').values({ k, v: 1 }).execute();
+    const outcomes = await Promise.allSettled([
+      gc.run(ins('b1')),
+      gc.run(async (trx) => {
+        await ins('b2')(trx);
+        throw new Error('refused after writing');
+      }),
+      gc.run(async (trx) => {
+        await ins('b3')(trx);
+        await ins('b1')(trx); // duplicate key: the statement fails inside the unit's savepoint
+      }),
+      gc.run(ins('b4')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused after writing');
+    expect((outcomes[2] as PromiseRejectedResult).reason.code).toBe('23505');
+    expect((await keys()).filter((k) => k.startsWith('b'))).toEqual(['b1', 'b4']);
+  });
+
+  it('reports nothing as done, nor as refused, when the group does not commit', async () => {
+    const gc = new PgGroupCommit(db, 1);
+    // Hold the one group open until all four are queued, so they share it.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = gc.run(async (trx) => {
+      await (trx as unknown as Any).insertInto('gc_rows').values({ k: 'c1', v: 1 }).execute();
+      await gate;
+    });
+    const others = [
+      gc.run(async (trx) => {
+        await (trx as unknown as Any).insertInto('gc_deferred').values({ k: 'dup' }).execute();
+      }),
+      gc.run(async () => {
+        throw new Error('a refusal that saw the group’s uncommitted work');
+      }),
+      gc.run(async (trx) => {
+        await (trx as unknown as Any).insertInto('gc_deferred').values({ k: 'dup' }).execute();
+      }),
+    ];
+    release();
+    const outcomes = await Promise.allSettled([first, ...others]);
+    // The duplicate fails the COMMIT: every unit of the group gets that error, none its own answer.
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    for (const o of outcomes) expect((o as PromiseRejectedResult).reason.code).toBe('23505');
+    expect(await keys()).not.toContain('c1');
+  });
+
+  it('keeps a unit’s result from its caller until the COMMIT: a concurrent reader sees it only after', async () => {
+    const gc = new PgGroupCommit(db, 1);
+    let seenBeforeAnswer: number | undefined;
+    await gc.run(async (trx) => {
+      await (trx as unknown as Any).insertInto('gc_rows').values({ k: 'd1', v: 1 }).execute();
+      const outside = await raw().selectFrom('gc_rows').select('k').where('k', '=', 'd1').execute();
+      seenBeforeAnswer = outside.length;
+    });
+    expect(seenBeforeAnswer).toBe(0);
+    expect(await keys()).toContain('d1');
+  });
+});
