@@ -8,6 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
 import type { Database } from '../../src/store/schema.ts';
+import { expectLedgerClean, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
+import { startServer } from '../helpers/server.ts';
 
 const url = process.env.TEST_DATABASE_URL;
 if (!url) throw new Error('pg-group-commit runs on the postgres lane (TEST_DATABASE_URL)');
@@ -115,5 +117,36 @@ describe('PgGroupCommit', () => {
     });
     expect(seenBeforeAnswer).toBe(0);
     expect(await keys()).toContain('d1');
+  });
+});
+
+describe('the server with CORRIDOR_PG_GROUP_COMMIT=2', () => {
+  it('pays concurrently from one account without overdrawing, each refusal its own, the ledger exact', async () => {
+    const srv = await startServer({ env: { CORRIDOR_PG_GROUP_COMMIT: '2' } });
+    try {
+      const p = await srv.newPlatform();
+      const account = await platformUsdAccount(p);
+      await fund(p, account, 10_000);
+      const dest = await platformExternal(p, '001');
+      const body = {
+        source: { sourceType: 'ACCOUNT', accountId: account },
+        destination: { destinationType: 'ACCOUNT', accountId: dest },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+        immediatelyExecute: true,
+      };
+      const answers = await Promise.all(Array.from({ length: 30 }, () => p.api.post('/quotes', body)));
+      const statuses = answers.map((r) => r.status);
+      // Ten fit the balance; the other twenty are refused for want of funds, none a 5xx.
+      expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 400)).toHaveLength(20);
+      for (const r of answers.filter((a) => a.status === 400)) expect(r.body.code).toBe('INVALID_AMOUNT');
+      const group = srv.app.ctx.store.groupCommit;
+      expect(group).toBeDefined();
+      expect(group!.stats.units).toBeGreaterThan(group!.stats.groups);
+      await expectLedgerClean(srv, p.id);
+    } finally {
+      await srv.close();
+    }
   });
 });
