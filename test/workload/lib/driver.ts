@@ -21,7 +21,7 @@ import { deferChecks, flushChecks } from '../../helpers/conformance.ts';
 import { LEASE_MS } from '../../../src/webhook-delivery/deliverer.ts';
 import type { Store } from '../../../src/store/db.ts';
 import { Api, type Res, type Wire } from './http.ts';
-import { AuditError, Model, SCA_MAX_WRONG, type MInvitation, type MTx, type MQuote, type Timer } from './model.ts';
+import { AuditError, isCardTimer, Model, SCA_MAX_WRONG, type MInvitation, type MTx, type MQuote, type Timer } from './model.ts';
 import { Ops } from './ops.ts';
 import { WebhookReceiver } from './receiver.ts';
 import { Rng } from './rng.ts';
@@ -376,8 +376,10 @@ export class Workload {
       // Cluster: the final checks run while the last process killed comes back (it waits for the
       // survivors to take over its webhook attempts), and once more after.
       if (this.down && !this.comeback) this.comeBack();
+      await this.ops.cards.beforeFinal();
       this.record('final: advance the clock past every delayed outcome');
-      await this.ops.advance(2 * 3600);
+      // (Past every card hold still open, too: their 7-day expiry.)
+      await this.ops.advance(this.ops.cards.finalAdvance(2 * 3600));
       await this.settle();
       await this.checkAll(true);
       if (this.model.timers.some((t) => this.model.effective(t)))
@@ -475,7 +477,8 @@ export class Workload {
   }
 
   private touch(t: Timer): void {
-    if (t.kind === 'EXPIRE') {
+    if (isCardTimer(t)) this.ops.cards.touch(t);
+    else if (t.kind === 'EXPIRE') {
       this.touched.quotes.add(t.ref);
       this.touched.txs.add(this.model.quotes.get(t.ref)!.txId);
     } else {
@@ -487,6 +490,7 @@ export class Workload {
 
   /** Whether the server shows `t` fired (waiting up to 15 s when it must); with the platform time it fired at. */
   private async observeTimer(t: Timer, must: boolean): Promise<{ at: number } | undefined> {
+    if (isCardTimer(t)) return this.ops.cards.observeTimer(t, must);
     const txId = t.kind === 'EXPIRE' ? this.model.quotes.get(t.ref)!.txId : t.ref;
     const want = this.model.statusAfter(t);
     const deadline = Date.now() + 15_000;
@@ -520,7 +524,13 @@ export class Workload {
     for (let attempt = 0; ; attempt++) {
       try {
         // Independent reads: run together.
-        await Promise.all([this.checkLedger(), this.checkBalances(), this.checkTouched(full), this.checkUnauthorised()]);
+        await Promise.all([
+          this.checkLedger(),
+          this.checkBalances(),
+          this.checkTouched(full),
+          this.checkUnauthorised(),
+          this.ops.cards.check(full),
+        ]);
         break;
       } catch (err) {
         const racing = !this.deterministic && this.model.timers.some((t) => t.dueAt <= this.now() + 2 * this.margin);
@@ -532,6 +542,13 @@ export class Workload {
     this.touched.txs.clear();
     this.touched.quotes.clear();
     this.touched.actions.clear();
+    this.ops.cards.checked();
+  }
+
+  /** The store the auditor reads directly (opened on first use). */
+  openedStore(): Store {
+    this.store ??= this.target.openStore();
+    return this.store;
   }
 
   /**
@@ -617,7 +634,10 @@ export class Workload {
 
   private async checkTouched(full: boolean): Promise<void> {
     if (full) {
-      const all = await this.listAll(this.api, '/transactions');
+      const listed = await this.listAll(this.api, '/transactions');
+      // Card transactions are the card model's (card-ops.ts).
+      this.ops.cards.checkListed(listed.filter((w) => w.type === 'CARD'));
+      const all = listed.filter((w) => w.type !== 'CARD');
       const seen = new Set<string>();
       for (const w of all) {
         seen.add(w.id);
@@ -1096,6 +1116,7 @@ export class Workload {
       const got = counts.get(`AGENT_ACTION.PENDING_APPROVAL ${a.id}`) ?? 0;
       if (got !== (a.announced ? 1 : 0)) wrong.push(`${a.id}: ${got} AGENT_ACTION.PENDING_APPROVAL events; model ${a.announced ? 1 : 0}`);
     }
+    wrong.push(...this.ops.cards.eventProblems(rows));
     if (wrong.length > 0) throw new AuditError(`webhook events differ from the model:\n  ${wrong.slice(0, 20).join('\n  ')}`);
   }
 

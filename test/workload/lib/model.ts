@@ -285,13 +285,26 @@ export interface MInvitation {
 
 export const LOOKUP_TTL_MS = 15 * MINUTE;
 
-export type TimerKind = 'SETTLE' | 'FAIL' | 'RETURN' | 'EXPIRE' | 'APPROVAL_TIMEOUT' | 'SCA_LAPSE';
+/** The cards' delayed outcomes (card-model.ts): a card's provisioning, a hold's 7-day expiry, a delayed pull's confirmation. */
+export type CardTimerKind = 'CARD_PROVISION' | 'CARD_HOLD_EXPIRY' | 'CARD_PULL_CONFIRM';
+
+export type TimerKind = 'SETTLE' | 'FAIL' | 'RETURN' | 'EXPIRE' | 'APPROVAL_TIMEOUT' | 'SCA_LAPSE' | CardTimerKind;
+
+export function isCardTimer(t: Timer): boolean {
+  return t.kind.startsWith('CARD_');
+}
+
+/** The part of the model that owns the card timers (card-model.ts): it fires them and says whether they still matter. */
+export interface CardTimers {
+  fire(timer: Timer, at: number): boolean;
+  effective(timer: Timer): boolean;
+}
 
 export interface Timer {
   seq: number;
   dueAt: number;
   kind: TimerKind;
-  /** Transaction id (quote id for EXPIRE; SCA_LAPSE: the parked quote's transaction). */
+  /** Transaction id (quote id for EXPIRE; SCA_LAPSE: the parked quote's transaction; CARD_PROVISION: the card id). */
   ref: string;
 }
 
@@ -315,6 +328,8 @@ export class Model {
   readonly bulkJobs = new Map<string, string>();
   /** INTERNAL_ACCOUNT.BALANCE_UPDATED events each account must have emitted: one per ledger entry that moves it. */
   readonly balanceEvents = new Map<string, number>();
+  /** The cards' model (card-model.ts), which fires the card timers. */
+  cards: CardTimers | undefined;
 
   /** An invitation's status as read at platform time `at`: a PENDING one past its expiry is EXPIRED. */
   invitationStatus(inv: MInvitation, at: number): 'PENDING' | 'CLAIMED' | 'CANCELLED' | 'EXPIRED' {
@@ -341,9 +356,9 @@ export class Model {
   /**
    * One ledger entry: moves each account's balance (`available`) and pending part by the given
    * amounts (summed per account, as one entry moves an account once) and counts the
-   * BALANCE_UPDATED event each account it moves emits.
+   * BALANCE_UPDATED event each account it moves emits. (Public for the cards' ledger, card-model.ts.)
    */
-  private entry(...moves: [id: string | null, dAvailable: number, dPending: number][]): void {
+  entry(...moves: [id: string | null, dAvailable: number, dPending: number][]): void {
     const net = new Map<string, [number, number]>();
     for (const [id, da, dp] of moves) {
       if (!id) continue;
@@ -514,6 +529,7 @@ export class Model {
    */
   fire(timer: Timer, at: number): boolean {
     this.dropTimer(timer);
+    if (isCardTimer(timer)) return this.cards!.fire(timer, at);
     if (timer.kind === 'EXPIRE') {
       const q = this.quotes.get(timer.ref)!;
       if (q.status !== 'PENDING') return false;
@@ -569,6 +585,7 @@ export class Model {
 
   /** Whether firing `timer` now would change anything. */
   effective(timer: Timer): boolean {
+    if (isCardTimer(timer)) return this.cards?.effective(timer) ?? false;
     if (timer.kind === 'EXPIRE') return this.quotes.get(timer.ref)?.status === 'PENDING';
     const t = this.txs.get(timer.ref);
     if (!t) return false;
@@ -583,5 +600,6 @@ export class Model {
       case 'SCA_LAPSE':
         return t.status === 'PENDING_AUTHORIZATION';
     }
+    return false;
   }
 }

@@ -7,6 +7,7 @@
 import { encryptOtp, generateKeyPair, stamp } from '../../../src/wallet/client.ts';
 import { AuditError, checkAction, checkTx, eq, expectError, expectStatus, sleep, type Planned, type Workload } from './driver.ts';
 import { accountInfo, CURRENCY_BOUNDS, CURRENCY_OF, customerBody, scaCustomerBody, USD_FEE, type ExternalKind } from './fixtures.ts';
+import { CardOps } from './card-ops.ts';
 import { Api, type Wire } from './http.ts';
 import { Rng } from './rng.ts';
 import {
@@ -145,6 +146,8 @@ export class Ops {
   private readonly scaRng: Rng;
   /** Keyed requests of the SCA operations (replayed by them, not by `replay`). */
   private readonly scaPlans = new WeakSet<Planned>();
+  /** The card operations (card-ops.ts): their own stream, cardholders, accounts and keyed requests. */
+  readonly cards: CardOps;
   private readonly agentClients = new Map<string, Api>();
   private serial = 0;
   private readonly rates = new Map<string, Rate>();
@@ -156,6 +159,7 @@ export class Ops {
 
   constructor(private readonly w: Workload) {
     this.scaRng = new Rng(w.o.seed ^ 0x5ca23);
+    this.cards = new CardOps(w, this);
   }
 
   private get rng() {
@@ -209,7 +213,7 @@ export class Ops {
       [() => this.agentQuote(), agents.length > 0 ? 3 : 0, 'agentQuote'],
       [() => this.agentExecute(), agents.length > 0 ? 3 : 0, 'agentExecute'],
       [() => this.decideAction(), pendingActions.length > 0 ? 5 : agents.length > 0 ? 0.5 : 0, 'decideAction'],
-      [() => this.replay(), this.w.sent.some((x) => !this.scaPlans.has(x.planned)) ? 3 : 0, 'replay'],
+      [() => this.replay(), this.w.sent.some((x) => this.mainPlan(x.planned)) ? 3 : 0, 'replay'],
       [() => this.lookupQuote(), 3, 'lookupQuote'],
       [() => this.invitation(), 3, 'invitation'],
       [() => this.bulkImport(), this.bulkJobs < 2 && this.customers.length < MAX_CUSTOMERS ? 0.8 : 0, 'bulkImport'],
@@ -222,6 +226,13 @@ export class Ops {
       await this.w.settle();
       await this.scaStep();
     }
+    // Then, on the cards' own stream, sometimes a card operation.
+    await this.cards.maybeStep();
+  }
+
+  /** A keyed request of the main operations (not the SCA or card ones, which replay their own). */
+  private mainPlan(p: Planned): boolean {
+    return !this.scaPlans.has(p) && !this.cards.ownsPlan(p);
   }
 
   /** One SCA operation (its own stream): an SCA customer pays, authorises, or replays an SCA request. */
@@ -247,7 +258,11 @@ export class Ops {
   /** Internal accounts money can leave from by transfer or account quote: fiat, not an embedded wallet. */
   private fiatAccounts(): MAccount[] {
     return [...this.m.accounts.values()].filter(
-      (a) => (a.currency === 'USD' || a.currency === 'EUR') && a.type !== 'EMBEDDED_WALLET' && !this.isScaAccount(a.id),
+      (a) =>
+        (a.currency === 'USD' || a.currency === 'EUR') &&
+        a.type !== 'EMBEDDED_WALLET' &&
+        !this.isScaAccount(a.id) &&
+        !this.cards.owns(a.id),
     );
   }
 
@@ -409,7 +424,7 @@ export class Ops {
   }
 
   async fund(): Promise<void> {
-    const all = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && !this.isScaAccount(a.id));
+    const all = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && !this.isScaAccount(a.id) && !this.cards.owns(a.id));
     // Emptier accounts are funded more often.
     const a = this.rng.chance(0.6) ? all.reduce((lo, x) => (x.available < lo.available ? x : lo), all[0]!) : this.rng.pick(all);
     await this.w.send(this.planFund(a, this.fundAmount(a.currency)));
@@ -1935,7 +1950,7 @@ export class Ops {
    * Sends an earlier successful keyed request again: the same request must answer the stored
    * response (Idempotency-Hit) and change nothing; the same key with another body is a 409.
    */
-  async replay(rng = this.rng, sent = this.w.sent.filter((x) => !this.scaPlans.has(x.planned)), tag = ''): Promise<void> {
+  async replay(rng = this.rng, sent = this.w.sent.filter((x) => this.mainPlan(x.planned)), tag = ''): Promise<void> {
     const s = rng.pick(sent);
     const p = s.planned;
     const body = p.body as Record<string, unknown>;
@@ -1984,7 +1999,7 @@ export class Ops {
       ] as const);
       let p: Planned | undefined;
       if (kind === 'fund') {
-        const candidates = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && free(a));
+        const candidates = [...this.m.accounts.values()].filter((a) => a.currency !== 'MXN' && !this.cards.owns(a.id) && free(a));
         if (candidates.length) {
           const a = this.rng.pick(candidates);
           p = this.planFund(a, a.currency === 'USDB' ? this.rng.int(1_000_000, 1_000_000_000) : this.rng.int(10_000, 2_000_000));
