@@ -114,7 +114,7 @@ async function applyBalances(trx: Kysely<Database>, entry: EntryInput): Promise<
 
 /** The entry row and its postings (one INSERT each). */
 async function writeEntry(trx: Kysely<Database>, entry: EntryInput): Promise<void> {
-  await insertEntry.run(trx, {
+  await insertEntry.defer(trx, {
     id: entry.id,
     platformId: entry.platformId,
     kind: entry.kind,
@@ -128,7 +128,7 @@ async function writeEntry(trx: Kysely<Database>, entry: EntryInput): Promise<voi
     args[`bucket${i}`] = p.bucket;
     args[`amount${i}`] = p.amount;
   });
-  await insertPostings(entry.postings.length).run(trx, args);
+  await insertPostings(entry.postings.length).defer(trx, args);
 }
 
 /** How an internal account stood right after one entry of a `BalanceBatch`. */

@@ -19,7 +19,7 @@ export interface EventInput {
 }
 
 export async function enqueueEvent(trx: Kysely<Database>, e: EventInput): Promise<void> {
-  await insertEvent.run(trx, {
+  await insertEvent.defer(trx, {
     id: e.id,
     platformId: e.platformId,
     type: e.type,
@@ -49,7 +49,7 @@ export async function enqueueEvents(trx: Kysely<Database>, events: readonly Even
       args[`payload${n}`] = JSON.stringify(e.data);
       args[`at${n}`] = e.at;
     });
-    await insertEvents(chunk.length).run(trx, args);
+    await insertEvents(chunk.length).defer(trx, args);
   }
 }
 

@@ -14,6 +14,7 @@
  */
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { PipelinedClient, pipelinedPoolClient } from './pg-pipeline.ts';
 
 const MAX_NAMED = 5000;
 
@@ -35,7 +36,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       const client = await pool.connect();
       let w = wrapped.get(client);
       if (!w) {
-        w = preparingClient(client, names);
+        w = pipelinedPoolClient(new PipelinedClient(client, names, isStalePreparedStatement));
         wrapped.set(client, w);
       }
       return w;
@@ -44,42 +45,8 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
   };
 }
 
-function preparingClient(client: pg.PoolClient, names: Names): PostgresPoolClient {
-  let inTransaction = false;
-  const run = async (sql: string, parameters: readonly unknown[]) => {
-    const name = names.of(sql);
-    if (!name) return client.query(sql, parameters as unknown[]);
-    try {
-      return await client.query({ name, text: sql, values: parameters as unknown[] });
-    } catch (err) {
-      if (!isStalePreparedStatement(err)) throw err;
-      names.renew();
-      if (inTransaction) throw err;
-      return client.query(sql, parameters as unknown[]);
-    }
-  };
-  return {
-    // Kysely's driver calls query(sql, parameters); the query(cursor) form is for streaming with a
-    // cursor class configured, which Corridor does not do (the cast only drops that overload).
-    query: ((sql: string, parameters: readonly unknown[]) => {
-      // BEGIN/COMMIT/ROLLBACK (and savepoints) arrive as raw statements without parameters.
-      if (parameters.length === 0) {
-        const head = sql.trimStart().slice(0, 12).toLowerCase();
-        if (head.startsWith('begin') || head.startsWith('start')) inTransaction = true;
-        else if (head.startsWith('commit') || (head.startsWith('rollback') && !head.startsWith('rollback to'))) inTransaction = false;
-        return client.query(sql);
-      }
-      return run(sql, parameters);
-    }) as unknown as PostgresPoolClient['query'],
-    release: () => {
-      inTransaction = false;
-      client.release();
-    },
-  };
-}
-
 /** Statement names by SQL text, for this process. */
-class Names {
+export class Names {
   private readonly bySql = new Map<string, string>();
   private generation = 0;
 

@@ -4,8 +4,9 @@
  * with a payment, a job, a webhook outcome or any other write of the same platform: it waits for
  * the writes in flight to commit, and writes that start meanwhile wait for it.
  *
- * PostgreSQL: a transaction-scoped advisory lock (in the server's lock table, no row is written; a
- * shared lock costs one statement). SQLite: a no-op — there one transaction runs at a time, so a
+ * PostgreSQL: a transaction-scoped advisory lock (in the server's lock table, no row is written). The
+ * shared lock is a deferred statement (store/pg-pipeline.ts): it travels with the transaction's first
+ * statement, and is held before that statement runs. SQLite: a no-op — there one transaction runs at a time, so a
  * reset is already serialised with every other write.
  *
  * A writer that already holds row locks must not wait for the lock (a reset holding the exclusive
@@ -13,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import { DEFERRED } from './pg-pipeline.ts';
 import { isPostgres } from './row-lock.ts';
 import { retryOnConflict } from './retry.ts';
 import type { Database } from './schema.ts';
@@ -28,7 +30,7 @@ function platformKey(platformId: string): number {
 /** Holds the platform's write lock shared until the transaction ends (waits while a reset runs). */
 export async function lockPlatformShared(trx: Kysely<Database>, platformId: string): Promise<void> {
   if (!isPostgres(trx)) return;
-  await sql`select pg_advisory_xact_lock_shared(${LOCK_CLASS}::int4, ${platformKey(platformId)}::int4)`.execute(trx);
+  await sql`${sql.raw(DEFERRED)}select pg_advisory_xact_lock_shared(${LOCK_CLASS}::int4, ${platformKey(platformId)}::int4)`.execute(trx);
 }
 
 /**

@@ -13,6 +13,7 @@
  * values, `sql` fragments, limit); a list of values (`in`) needs one argument per element.
  */
 import { SqliteAdapter, type Compilable, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { DEFERRED } from './pg-pipeline.ts';
 import type { Database } from './schema.ts';
 import { SqliteHandle } from './sqlite-group-commit.ts';
 
@@ -57,13 +58,33 @@ export class Prepared<A extends Record<string, unknown>, R> {
     return r instanceof Promise ? r.then((x) => x.changes) : r.changes;
   }
 
-  private execute(db: Kysely<Database>, args: A): Result<R> | Promise<Result<R>> {
+  /**
+   * Runs a write whose result the caller does not need — an INSERT of a fresh row, say. On
+   * PostgreSQL inside a transaction it is queued and sent with the transaction's next statement or
+   * its COMMIT (store/pg-pipeline.ts), so it costs no round trip of its own; should it fail, that
+   * next statement fails with its error. Elsewhere it runs now, as `run` does.
+   */
+  defer(db: Kysely<Database>, args: A): void | Promise<void> {
     const c = this.compiledFor(db);
+    if (c.sqlite) {
+      const r = this.execute(db, args);
+      return r instanceof Promise ? r.then(() => undefined) : undefined;
+    }
+    return db.executeQuery({ ...c.query, sql: DEFERRED + c.query.sql, parameters: this.params(c, args) }).then(() => undefined);
+  }
+
+  private params(c: Compiled, args: A): unknown[] {
     const params = new Array<unknown>(c.slots.length);
     for (let i = 0; i < c.slots.length; i++) {
       const s = c.slots[i]!;
       params[i] = 'arg' in s ? args[s.arg] : s.value;
     }
+    return params;
+  }
+
+  private execute(db: Kysely<Database>, args: A): Result<R> | Promise<Result<R>> {
+    const c = this.compiledFor(db);
+    const params = this.params(c, args);
     if (c.sqlite && db.isTransaction) {
       const h = handles.get(db);
       if (h?.state === 'in-transaction') return h.driver.runStatement<R>(h, c.query.sql, params);

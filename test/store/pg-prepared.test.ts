@@ -47,8 +47,12 @@ it('prepares a parameterised statement once per connection and reuses it', async
   const mine = rows.filter((r) => r.statement === compiled);
   expect(mine).toHaveLength(1);
   expect(mine[0]!.name).toMatch(/^c\d+_\d+$/);
-  // Statements without parameters (BEGIN, COMMIT, this one) are not prepared.
-  expect(rows.some((r) => r.statement.startsWith('select name'))).toBe(false);
+  // Statements without parameters (BEGIN, COMMIT, this one) go in pipelines, prepared by name too;
+  // a script of several statements goes by the simple protocol, unprepared.
+  expect(rows.some((r) => r.statement.startsWith('select name'))).toBe(true);
+  await sql`select 1; select 2`.execute(db);
+  const after = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db);
+  expect(after.rows.some((r) => r.statement.includes('select 2'))).toBe(false);
 });
 
 it('prepares again when another process changes the result type: at once outside a transaction, after one failed transaction inside', async () => {

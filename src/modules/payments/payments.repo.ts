@@ -61,7 +61,7 @@ const insertTransactionRow = preparedInsert<'transactions', TransactionRow>('tra
 
 export function insertTransaction(db: Kysely<Database>, row: TransactionRow): Maybe<unknown> {
   // The columns of migration 0014 may be left out of a row built in code: they are written as null.
-  return insertTransactionRow.run(db, {
+  return insertTransactionRow.defer(db, {
     ...row,
     agent_id: row.agent_id ?? null,
     rail_selection_mode: row.rail_selection_mode ?? null,
@@ -274,7 +274,7 @@ const insertQuoteRow = preparedInsert('quotes', {
 });
 
 export function insertQuote(db: Kysely<Database>, row: QuoteRow): Maybe<unknown> {
-  return insertQuoteRow.run(db, {
+  return insertQuoteRow.defer(db, {
     ...row,
     fee_fixed: row.fee_fixed ?? null,
     fee_variable_bps: row.fee_variable_bps ?? null,

@@ -1,0 +1,148 @@
+/**
+ * The pipelined PostgreSQL connection (src/store/pg-pipeline.ts), on a real server: what travels in
+ * one round trip, and that a pipeline means exactly what the statements sent one by one would —
+ * order, visibility, errors, and COMMIT. PostgreSQL lane only (vitest.config.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { DEFERRED, PipelinedClient } from '../../src/store/pg-pipeline.ts';
+import { isStalePreparedStatement, Names } from '../../src/store/pg-prepared.ts';
+
+const url = process.env.TEST_DATABASE_URL!;
+const table = `pipeline_probe_${randomBytes(4).toString('hex')}`;
+let pool: pg.Pool;
+let other: pg.Client;
+let client: PipelinedClient;
+/** Round trips: pipelines and simple queries the client handed to its pg connection. */
+let trips = 0;
+
+beforeAll(async () => {
+  if (!url) throw new Error('pg-pipeline runs on the postgres lane (TEST_DATABASE_URL)');
+  pool = new pg.Pool({ connectionString: url, max: 1 });
+  other = new pg.Client({ connectionString: url });
+  await other.connect();
+  await other.query(`CREATE TABLE ${table} (k text PRIMARY KEY)`);
+  // One connection and one client for the file, as the store keeps one per pooled connection
+  // (what it prepared stays prepared on that connection).
+  const real = await pool.connect();
+  const query = real.query.bind(real) as (...a: unknown[]) => unknown;
+  // Counting what reaches the connection: each call is one round trip (one Sync or one simple query).
+  (real as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+    trips += 1;
+    return query(...a);
+  };
+  client = new PipelinedClient(real, new Names(), isStalePreparedStatement);
+});
+
+afterAll(async () => {
+  client.release();
+  await other.query(`DROP TABLE IF EXISTS ${table}`);
+  await other.end();
+  await pool.end();
+});
+
+beforeEach(async () => {
+  await other.query(`DELETE FROM ${table}`);
+  trips = 0;
+});
+
+const insert = `insert into ${table} (k) values ($1)`;
+const count = `select count(*)::int as n from ${table}`;
+const keys = async () => (await other.query(`SELECT k FROM ${table} ORDER BY k`)).rows.map((r) => r.k as string);
+
+it('sends BEGIN and deferred writes with the next statement, which sees them, and what is left with COMMIT', async () => {
+  await client.query('begin', []);
+  await client.query(DEFERRED + insert, ['a']);
+  await client.query(DEFERRED + insert, ['b']);
+  expect(trips).toBe(0);
+  const r = await client.query(count, []);
+  expect(r.rows).toEqual([{ n: 2 }]);
+  expect(trips).toBe(1);
+  await client.query(DEFERRED + insert, ['c']);
+  expect(await keys()).toEqual([]);
+  await client.query('commit', []);
+  expect(trips).toBe(2);
+  expect(await keys()).toEqual(['a', 'b', 'c']);
+});
+
+it('sends nothing for an empty transaction, and runs a deferred statement at once outside one', async () => {
+  await client.query('begin', []);
+  await client.query('commit', []);
+  expect(trips).toBe(0);
+  await client.query(DEFERRED + insert, ['x']);
+  expect(trips).toBe(1);
+  expect(await keys()).toEqual(['x']);
+});
+
+it('fails the statement a failing deferred write travels with, with the write’s own error; nothing commits', async () => {
+  await other.query(`INSERT INTO ${table} VALUES ('dup')`);
+  await client.query('begin', []);
+  await client.query(DEFERRED + insert, ['d1']);
+  await client.query(DEFERRED + insert, ['dup']);
+  await expect(client.query(count, [])).rejects.toMatchObject({ code: '23505' });
+  await client.query('rollback', []);
+  expect(await keys()).toEqual(['dup']);
+  // The connection goes on: the same statements run again, prepared or not.
+  await client.query('begin', []);
+  await client.query(DEFERRED + insert, ['d2']);
+  await client.query('commit', []);
+  expect(await keys()).toEqual(['d2', 'dup']);
+});
+
+it('never runs a COMMIT that travels behind a failed write', async () => {
+  await other.query(`INSERT INTO ${table} VALUES ('dup')`);
+  await client.query('begin', []);
+  await client.query(DEFERRED + insert, ['c1']);
+  await client.query(DEFERRED + insert, ['dup']);
+  await expect(client.query('commit', [])).rejects.toMatchObject({ code: '23505' });
+  await client.query('rollback', []);
+  expect(await keys()).toEqual(['dup']);
+});
+
+it('answers COMMIT of a transaction an earlier error aborted with an error, not a quiet rollback', async () => {
+  await client.query('begin', []);
+  await client.query(insert, ['e1']);
+  await expect(client.query('select 1 / 0', [])).rejects.toMatchObject({ code: '22012' });
+  await expect(client.query('commit', [])).rejects.toMatchObject({ code: '25P02' });
+  await client.query('rollback', []);
+  expect(await keys()).toEqual([]);
+});
+
+it('sends statements issued while a pipeline is on the wire together, each with its own result', async () => {
+  await client.query('begin', []);
+  const results = await Promise.all(Array.from({ length: 6 }, (_, i) => client.query(`select $1::int * 2 as v`, [i])));
+  expect(results.map((r) => r.rows[0]!.v)).toEqual([0, 2, 4, 6, 8, 10]);
+  // The first goes alone; the five issued while it is on the wire go as one.
+  expect(trips).toBe(2);
+  await client.query('commit', []);
+});
+
+it('fails every statement from a failed one on in a shared pipeline, and those before it succeed', async () => {
+  await other.query(`INSERT INTO ${table} VALUES ('dup')`);
+  await client.query('begin', []);
+  const first = client.query(count, []);
+  const outcomes = await Promise.allSettled([first, client.query(count, []), client.query(insert, ['dup']), client.query(count, [])]);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+  for (const o of outcomes.slice(2)) expect((o as PromiseRejectedResult).reason.code).toBe('23505');
+  await client.query('rollback', []);
+});
+
+it('runs a statement again after a pipeline failed between its Parse and its execution', async () => {
+  const unique = `insert into ${table} (k) values ($1) returning k`;
+  await other.query(`INSERT INTO ${table} VALUES ('taken')`);
+  // Its first use is parsed, then fails executing: whether it stayed prepared is not known.
+  await expect(client.query(unique, ['taken'])).rejects.toMatchObject({ code: '23505' });
+  const r = await client.query(unique, ['free']);
+  expect(r.rows).toEqual([{ k: 'free' }]);
+  expect((await client.query(unique, ['free2'])).rows).toEqual([{ k: 'free2' }]);
+});
+
+it('runs a script of several statements by the simple protocol, after what is pending', async () => {
+  await client.query('begin', []);
+  await client.query(DEFERRED + insert, ['s1']);
+  await client.query(`insert into ${table} (k) values ('s2'); insert into ${table} (k) values ('s3')`, []);
+  expect(trips).toBe(2);
+  await client.query('commit', []);
+  expect(await keys()).toEqual(['s1', 's2', 's3']);
+});
