@@ -38,7 +38,7 @@ import { findTokenWithPlatform } from './modules/tokens/tokens.repo.ts';
 import { tokenRoutes } from './modules/tokens/tokens.routes.ts';
 import { openStore, type Store } from './store/db.ts';
 import { secretBox } from './store/secret-box.ts';
-import { jobHandlers, installReplyHooks } from './background.ts';
+import { concurrentJobKinds, installReplyHooks, jobHandlers } from './background.ts';
 import { JobRunner, type JobHandler } from './jobs/jobs.ts';
 import { openUnit } from './unit.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -83,6 +83,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     kind: store.kind,
     clock: deps.clock,
     handlers: new Map([...jobHandlers(), ...(opts.extraJobHandlers ?? [])]),
+    concurrentKinds: concurrentJobKinds(),
     openUnit: (trx, platform) => openUnit(trx, ctx, platform),
     onError: (err, job) => app.log.error({ err, jobId: job.id, kind: job.kind }, 'job failed'),
     onPollError: (err) => app.log.error({ err }, 'job runner pass failed'),

@@ -24,6 +24,15 @@ import { issuanceJob, JOB_STABLECOIN_ISSUANCE } from './modules/stablecoins/stab
 import { openUnit, type Unit } from './unit.ts';
 import type { ReplyHook, ReplyVerdict, WebhookReply } from './webhook-delivery/deliverer.ts';
 
+/**
+ * Job kinds whose jobs of one batch run side by side on PostgreSQL (jobs.ts `concurrentKinds`): a
+ * payment's settlement touches its own transaction and quote by conditional statements, and moves
+ * balances only through the batch's balance moves.
+ */
+export function concurrentJobKinds(): ReadonlySet<string> {
+  return new Set([JOB_SETTLE]);
+}
+
 /** Every job kind this process runs, with its handler. */
 export function jobHandlers(): ReadonlyMap<string, JobHandler> {
   return new Map<string, JobHandler>([

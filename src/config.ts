@@ -53,11 +53,14 @@ export interface Config {
   bulkCsvMaxBytes: number;
   /**
    * PostgreSQL group commit: how many groups of units of work may run at once, each one transaction
-   * and one COMMIT for the units queued together (CORRIDOR_PG_GROUP_COMMIT; default 0: off, one
-   * transaction per unit — measured, it does not pay yet: docs/performance.md). See store/pg-group-commit.ts.
+   * and one COMMIT for the units that run together (CORRIDOR_PG_GROUP_COMMIT; default 2; 0: off, one
+   * transaction per unit). See store/pg-group-commit.ts and docs/performance.md.
    */
   pgGroupCommit: number;
 }
+
+/** Group commit's concurrent groups on PostgreSQL by default (docs/performance.md, issue #26). */
+const DEFAULT_PG_GROUPS = 2;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -195,7 +198,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push(`CORRIDOR_BULK_CSV_MAX_BYTES must be a whole number of bytes from 1024 to 1073741824 (got "${bulkRaw}")`);
 
   const groupsRaw = get('CORRIDOR_PG_GROUP_COMMIT');
-  const pgGroupCommit = groupsRaw === undefined ? 0 : Number(groupsRaw);
+  const pgGroupCommit = groupsRaw === undefined ? DEFAULT_PG_GROUPS : Number(groupsRaw);
   if (groupsRaw !== undefined && (!/^\d+$/.test(groupsRaw) || pgGroupCommit > 16))
     problems.push(`CORRIDOR_PG_GROUP_COMMIT must be a whole number of concurrent groups from 0 (off) to 16 (got "${groupsRaw}")`);
 

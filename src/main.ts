@@ -130,7 +130,12 @@ async function start(config: Config): Promise<number> {
   // embedded store this process then owns DATA_DIR until it exits (a second start fails here).
   reportTightened(secureDataDir(config.dataDir));
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, profileStatements: config.sqlProfile !== undefined });
+  const store = openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    profileStatements: config.sqlProfile !== undefined,
+    pgGroups: config.pgGroupCommit,
+  });
   await migrate(store);
   // Refuses to start when stored secrets are sealed under a key that is not configured; seals clear
   // ones and re-seals the previous key's (README, "Secrets at rest").

@@ -82,8 +82,19 @@ type PlatformRef = PlatformRow | string;
  * Given an id, the platform row is read inside the transaction; a platform that no longer exists
  * throws PlatformGoneError.
  */
-export function runUnit<T>(app: AppContext, platform: PlatformRef, fn: (u: Unit) => Promise<T>): Promise<T> {
-  return inTransaction(app, platform, 'shared', fn);
+export function runUnit<T>(app: AppContext, platform: PlatformRef, fn: (u: Unit) => Promise<T>, opts?: UnitOptions): Promise<T> {
+  return inTransaction(app, platform, opts?.shareTransaction ? 'grouped' : 'shared', fn);
+}
+
+export interface UnitOptions {
+  /**
+   * On PostgreSQL with group commit, the unit may share its transaction with concurrent units,
+   * running beside them (store/pg-group-commit.ts). Only for units that stay correct when another
+   * unit's statements interleave with theirs in one transaction: they must not rely on a row lock
+   * (SELECT … FOR UPDATE does not make units of one transaction wait for each other) or on a read
+   * staying true, only on conditional writes — as a payment does, whose balance UPDATE is its guard.
+   */
+  shareTransaction?: boolean;
 }
 
 /**
@@ -101,20 +112,25 @@ export class PlatformGoneError extends Error {
   }
 }
 
-function inTransaction<T>(app: AppContext, platform: PlatformRef, mode: 'shared' | 'exclusive', fn: (u: Unit) => Promise<T>): Promise<T> {
+function inTransaction<T>(
+  app: AppContext,
+  platform: PlatformRef,
+  mode: 'shared' | 'grouped' | 'exclusive',
+  fn: (u: Unit) => Promise<T>,
+): Promise<T> {
   const platformId = typeof platform === 'string' ? platform : platform.id;
   const body = async (trx: Kysely<Database>) => {
-    if (mode === 'shared') await lockPlatformShared(trx, platformId);
-    else await lockPlatformExclusive(trx, platformId);
+    if (mode === 'exclusive') await lockPlatformExclusive(trx, platformId);
+    else await lockPlatformShared(trx, platformId);
     const row = typeof platform === 'string' ? await readPlatform(trx, platformId) : platform;
     const unit = openUnit(trx, app, row);
     const result = await fn(unit);
     await unit.flush();
     return result;
   };
-  // On PostgreSQL, units share transactions and COMMITs with the units queued beside them (group
-  // commit, store/pg-group-commit.ts); a reset runs alone.
-  const group = mode === 'shared' ? app.store.groupCommit : undefined;
+  // On PostgreSQL, units that may share transactions and COMMITs with the units beside them do
+  // (group commit, store/pg-group-commit.ts); every other unit, and a reset, runs alone.
+  const group = mode === 'grouped' ? app.store.groupCommit : undefined;
   return retryOnConflict(() => (group ? group.run(body) : app.db.transaction().execute(body)));
 }
 

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { PlatformRow } from '../store/schema.ts';
-import { runUnit, type Unit } from '../unit.ts';
+import { runUnit, type Unit, type UnitOptions } from '../unit.ts';
 import { idempotencyKeyOf, once, storedKeyOf, takesIdempotencyKey, type Outcome } from './idempotency.ts';
 
 export type { Outcome };
@@ -31,9 +31,10 @@ export async function write(
   req: FastifyRequest,
   reply: FastifyReply,
   fn: (u: Unit) => Promise<Outcome>,
+  opts?: UnitOptions,
 ): Promise<FastifyReply> {
   const caller = callerOf(req);
-  return writeFor(app, caller.platform, req, reply, caller.keyScope, fn);
+  return writeFor(app, caller.platform, req, reply, caller.keyScope, fn, opts);
 }
 
 /**
@@ -47,6 +48,7 @@ export async function writeFor(
   reply: FastifyReply,
   keyScope: string | undefined,
   fn: (u: Unit) => Promise<Outcome>,
+  opts?: UnitOptions,
 ): Promise<FastifyReply> {
   const key = takesIdempotencyKey(req) ? idempotencyKeyOf(req) : undefined;
   const stored = key === undefined ? undefined : storedKeyOf(req, key, keyScope);
@@ -55,6 +57,7 @@ export async function writeFor(
     platform,
     (u): Promise<Outcome & { hit?: boolean }> =>
       stored === undefined ? fn(u) : once(u.trx, u.platform.id, iso(u.deps.clock.nowMs()), stored, () => fn(u)),
+    opts,
   );
   if (outcome.hit) reply.header('Idempotency-Hit', 'true');
   reply.code(outcome.status);

@@ -12,6 +12,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Clock } from '../deps.ts';
 import { Poller } from '../lib/poller.ts';
 import type { StoreKind } from '../store/db.ts';
+import { concurrentTransaction } from '../store/pg-group-commit.ts';
 import { prepared, type Prepared } from '../store/prepared.ts';
 import { tryLockPlatformShared } from '../store/platform-lock.ts';
 import { isPostgres } from '../store/row-lock.ts';
@@ -34,7 +35,7 @@ export interface JobInput {
 }
 
 export async function scheduleJob(trx: Kysely<Database>, clock: Clock, j: JobInput): Promise<void> {
-  await insertJob.run(trx, {
+  await insertJob.defer(trx, {
     id: j.id,
     platformId: j.platformId,
     kind: j.kind,
@@ -127,6 +128,12 @@ export interface JobRunnerOptions {
   handlers: ReadonlyMap<string, JobHandler>;
   /** A unit of work of `platform` over the batch's transaction (the runner flushes it before commit). */
   openUnit: (trx: Kysely<Database>, platform: PlatformRow) => Unit;
+  /**
+   * Job kinds whose jobs of one batch may run side by side (on PostgreSQL, their statements share
+   * round trips): kinds whose handlers touch only their own job's rows, or move other rows only by
+   * conditional statements and the batch's balance moves (a payment's settlement).
+   */
+  concurrentKinds?: ReadonlySet<string>;
   /** Poll interval when idle. */
   pollIntervalMs?: number;
   onError?: (err: unknown, job: JobRow) => void;
@@ -159,7 +166,11 @@ const DRAIN_WAIT_MS = 10_000;
 export class JobRunner {
   private readonly pollers: Poller[];
 
+  /** Whether jobs of a batch can run side by side: PostgreSQL (one SQLite connection runs one statement at a time anyway). */
+  private readonly concurrent: boolean;
+
   constructor(private readonly o: JobRunnerOptions) {
+    this.concurrent = o.kind === 'postgres';
     const loops = o.kind === 'postgres' ? POSTGRES_LOOPS : 1;
     this.pollers = Array.from(
       { length: loops },
@@ -198,6 +209,15 @@ export class JobRunner {
     }
   }
 
+  /**
+   * The batch's transaction as its jobs use it: on PostgreSQL one whose statements are not queued
+   * one behind the other, so jobs running side by side share round trips (store/pg-group-commit.ts).
+   */
+  private withBatchTransaction<T>(outer: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (!this.concurrent) return fn(outer);
+    return outer.getExecutor().provideConnection((connection) => fn(concurrentTransaction(outer, connection)));
+  }
+
   private async hasDueJobs(platformId: string): Promise<boolean> {
     const row = await this.o.db
       .selectFrom('jobs')
@@ -224,42 +244,65 @@ export class JobRunner {
     if (kinds.length === 0) return 0;
     let claimed: JobRow[] = [];
     try {
-      return await this.o.db.transaction().execute(async (trx) => {
-        const args: Record<string, unknown> = { now, limit, platformId, onlyId };
-        kinds.forEach((k, i) => {
-          args[`kind${i}`] = k;
-        });
-        claimed = await claimStatement(this.o.kind, kinds.length, platformId !== undefined, onlyId !== undefined).all(trx, args);
-        // Per platform: its unit of work, 'gone', or 'busy' while a reset holds (or awaits) its
-        // write lock. The claimed job rows are locked already, so the platform lock is only tried,
-        // never waited for (a reset waiting for these rows would deadlock with us); a busy
-        // platform's jobs stay PENDING and run in a later pass, after the reset (which deletes them).
-        const units = new Map<string, Unit | 'gone' | 'busy'>();
-        const done: string[] = [];
-        const batch = new JobBatch();
-        let ran = 0;
-        for (const job of claimed) {
-          let unit = units.get(job.platform_id);
-          if (unit === undefined) {
-            const free = await tryLockPlatformShared(trx, job.platform_id);
-            const platform = free ? await selectPlatform.first(trx, { id: job.platform_id }) : undefined;
-            unit = !free ? 'busy' : platform ? this.o.openUnit(trx, platform) : 'gone';
-            units.set(job.platform_id, unit);
+      return await this.o.db.transaction().execute((outer) =>
+        this.withBatchTransaction(outer, async (trx) => {
+          const args: Record<string, unknown> = { now, limit, platformId, onlyId };
+          kinds.forEach((k, i) => {
+            args[`kind${i}`] = k;
+          });
+          claimed = await claimStatement(this.o.kind, kinds.length, platformId !== undefined, onlyId !== undefined).all(trx, args);
+          // Per platform: its unit of work, 'gone', or 'busy' while a reset holds (or awaits) its
+          // write lock. The claimed job rows are locked already, so the platform lock is only tried,
+          // never waited for (a reset waiting for these rows would deadlock with us); a busy
+          // platform's jobs stay PENDING and run in a later pass, after the reset (which deletes them).
+          const units = new Map<string, Unit | 'gone' | 'busy'>();
+          const done: string[] = [];
+          const batch = new JobBatch();
+          let ran = 0;
+          // Consecutive jobs of kinds that may run side by side (`concurrentKinds`) run together;
+          // any other job runs after them, alone, so jobs keep their due order otherwise.
+          let together: Promise<void>[] = [];
+          const awaitTogether = async () => {
+            const outcomes = await Promise.allSettled(together);
+            together = [];
+            const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+            if (failed) throw failed.reason;
+          };
+          for (const job of claimed) {
+            let unit = units.get(job.platform_id);
+            if (unit === undefined) {
+              await awaitTogether();
+              const free = await tryLockPlatformShared(trx, job.platform_id);
+              const platform = free ? await selectPlatform.first(trx, { id: job.platform_id }) : undefined;
+              unit = !free ? 'busy' : platform ? this.o.openUnit(trx, platform) : 'gone';
+              units.set(job.platform_id, unit);
+            }
+            if (unit === 'busy') continue;
+            ran += 1;
+            if (unit === 'gone') {
+              await awaitTogether();
+              await markFailed(trx, job, 'platform is gone', now);
+              continue;
+            }
+            const handler = this.o.handlers.get(job.kind)!;
+            if (this.concurrent && this.o.concurrentKinds?.has(job.kind)) {
+              const run = handler(unit, job, batch);
+              // Its failure is taken up by awaitTogether; until then it must not count as unhandled.
+              run.catch(() => undefined);
+              together.push(run);
+            } else {
+              await awaitTogether();
+              await handler(unit, job, batch);
+            }
+            done.push(job.id);
           }
-          if (unit === 'busy') continue;
-          ran += 1;
-          if (unit === 'gone') {
-            await markFailed(trx, job, 'platform is gone', now);
-            continue;
-          }
-          await this.o.handlers.get(job.kind)!(unit, job, batch);
-          done.push(job.id);
-        }
-        await batch.finish(trx);
-        for (const unit of units.values()) if (typeof unit === 'object') await unit.flush();
-        await finishDone(trx, done, now);
-        return ran;
-      });
+          await awaitTogether();
+          await batch.finish(trx);
+          for (const unit of units.values()) if (typeof unit === 'object') await unit.flush();
+          await finishDone(trx, done, now);
+          return ran;
+        }),
+      );
     } catch (err) {
       if (claimed.length === 0) throw err;
       if (claimed.length > 1) {

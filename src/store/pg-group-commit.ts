@@ -1,59 +1,77 @@
 /**
- * Group commit on PostgreSQL (issue #26): concurrent units of work share one transaction and one
- * COMMIT — one WAL flush for many payments — with each unit's own failure isolated.
+ * Group commit on PostgreSQL (issue #26): concurrent units of work share one transaction on one
+ * connection — one COMMIT and one WAL flush for many payments, their statements sent together
+ * (store/pg-pipeline.ts sends whatever the members have queued in one pipeline per round trip),
+ * and a hot row (a payer's balance) locked once per group rather than once per payment.
  *
- * Units queue here. A group takes one pooled connection, opens a transaction, and runs the queued
- * units one after the other, each inside its own SAVEPOINT: a unit that throws is rolled back to
- * its savepoint (its statements undone, the units before it kept), a unit that returns has its
- * savepoint released. Units that arrive while the group runs join it, up to MAX_MEMBERS or
- * MAX_GROUP_MS; then it commits. Only then does any of its units hear its outcome:
+ * - A group opens when a unit arrives and a group slot (`groups`) is free. It takes the queued
+ *   units, and units that arrive while it runs join it, until MAX_MEMBERS or MAX_GROUP_MS; the
+ *   members run **concurrently** in the group's transaction, as interleaved statements on its
+ *   connection.
+ * - When every member has returned, the group commits, and only then does each member hear its
+ *   result.
+ * - If a member that wrote throws (a refusal after a write, an SQL error), or COMMIT fails, nothing
+ *   of the group is kept: the transaction rolls back and **every member runs again alone**, in a
+ *   transaction of its own, and reports that outcome. A member that throws having only read (a
+ *   refusal for want of funds, found before anything is written) leaves nothing to undo: the group
+ *   commits and the refusal is reported after it, since what the member read may have been the
+ *   others' work. So every outcome a caller hears is the outcome of its unit run by itself or beside
+ *   others that all committed — never a refusal caused by a neighbour's work that was then undone,
+ *   never a success resting on work that was rolled back.
  *
- * - after COMMIT succeeds, each succeeded unit gets its result and each failed unit its own error;
- * - if the transaction fails as a whole (COMMIT fails, the connection drops, or a unit's error left
- *   the transaction unusable so its savepoint could not be rolled back to), every unit of the group
- *   gets that error — none was acknowledged. A deadlock or serialisation failure there is retried
- *   by each unit's caller (store/retry.ts) in a later group.
- *
- * So nothing a caller is told rests on work that did not commit: a refusal (say, for want of funds)
- * that saw the group's earlier, uncommitted work is only reported once that work is durable.
- * Units of one group see each other's work, as they would running one after the other. Durability
- * is unchanged: `synchronous_commit` stays as configured, and a caller is answered after COMMIT.
- *
- * Up to `groups` groups run at once (each on its own connection). Units that touch the same rows
- * queue on those rows' locks across groups as single transactions did; within a group they never
- * wait for each other. The unit's callback must not act outside the database (as before).
+ * A unit's callback may run more than once (already so: store/retry.ts reruns a unit on a deadlock)
+ * and must not act outside the database. Durability is unchanged: `synchronous_commit` stays as
+ * configured, and a caller is answered after COMMIT.
  */
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Kysely, PostgresDialect, Transaction } from 'kysely';
+import { DEFERRED } from './pg-pipeline.ts';
 import type { Database } from './schema.ts';
 
 /** Units per group at most: a bound on a group's lock hold time and on its members' latency. */
 const MAX_MEMBERS = 64;
-/** A group stops taking new units after this long and commits. */
-const MAX_GROUP_MS = 25;
+/** A group stops taking new units after this long, lets its members finish, and commits. */
+const MAX_GROUP_MS = 10;
 
 interface Member {
   fn: (trx: Kysely<Database>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
+  /** Whether it sent anything but a SELECT in the group's transaction. */
+  wrote?: boolean;
 }
 
-type Outcome = { member: Member; ok: true; value: unknown } | { member: Member; ok: false; error: unknown };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * The dialect a group's Transaction objects are built with: Kysely needs one, but a group's
+ * statements go through the executor's connection provider, so it is never used to connect.
+ */
+const unusedDialect = new PostgresDialect({
+  pool: async () => {
+    throw new Error('a group transaction does not open connections');
+  },
+});
+const unusedDriver = unusedDialect.createDriver();
 
 export class PgGroupCommit {
   private readonly queue: Member[] = [];
   private active = 0;
-  /** Groups committed and units run (for the bench and tests). */
-  readonly stats = { groups: 0, units: 0 };
+  /** The group still taking members, if any. */
+  private open: Group | undefined;
+  /** Groups committed, units committed in them, and groups rolled back and run again unit by unit. */
+  readonly stats = { groups: 0, units: 0, replayed: 0 };
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly groups: number,
   ) {}
 
-  /** Runs `fn` in a transaction shared with the units queued beside it; settles after the COMMIT. */
+  /** Runs `fn` in a transaction shared with the units beside it; settles after that transaction ends. */
   run<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      const member: Member = { fn, resolve: resolve as (v: unknown) => void, reject };
+      if (this.open?.join(member)) return;
+      this.queue.push(member);
       this.pump();
     });
   }
@@ -61,58 +79,146 @@ export class PgGroupCommit {
   private pump(): void {
     while (this.active < this.groups && this.queue.length > 0) {
       this.active += 1;
-      void this.runGroup().finally(() => {
-        this.active -= 1;
-        this.pump();
-      });
+      const group = new Group(this.db, this.queue.splice(0, MAX_MEMBERS));
+      this.open = group;
+      void this.finish(group);
     }
   }
 
-  private async runGroup(): Promise<void> {
-    const outcomes: Outcome[] = [];
-    const taken: Member[] = [];
-    try {
-      await this.db.transaction().execute(async (trx) => {
-        const started = Date.now();
-        while (this.queue.length > 0 && taken.length < MAX_MEMBERS && (taken.length === 0 || Date.now() - started < MAX_GROUP_MS)) {
-          const member = this.queue.shift()!;
-          taken.push(member);
-          outcomes.push(await runMember(trx, member));
-        }
-      });
+  private async finish(group: Group): Promise<void> {
+    const committed = await group.run();
+    if (this.open === group) this.open = undefined;
+    this.active -= 1;
+    if (committed) {
       this.stats.groups += 1;
-      this.stats.units += taken.length;
-      for (const o of outcomes) {
-        if (o.ok) o.member.resolve(o.value);
-        else o.member.reject(o.error);
-      }
-    } catch (err) {
-      // The transaction did not commit: no unit of it may be reported as done (or as refused on
-      // the strength of work that is gone). A unit whose error broke the transaction gets its own.
-      for (const m of taken) {
-        const own = outcomes.find((o) => o.member === m);
-        m.reject(own && !own.ok && own.error === err ? own.error : err);
-      }
+      this.stats.units += group.members.length;
+    } else {
+      this.stats.replayed += 1;
+      // Alone, each in its own transaction (concurrently, on the pool's connections).
+      for (const m of group.members) void this.db.transaction().execute(m.fn).then(m.resolve, m.reject);
     }
+    this.pump();
   }
 }
 
-/** One unit inside its savepoint: its value, or its error with its work rolled back. */
-async function runMember(trx: Kysely<Database>, member: Member): Promise<Outcome> {
-  await sql`savepoint corridor_unit`.execute(trx);
-  try {
-    const value = await member.fn(trx);
-    await sql`release savepoint corridor_unit`.execute(trx);
-    return { member, ok: true, value };
-  } catch (error) {
-    // Rolling back to the savepoint undoes the unit and leaves the transaction usable; if even
-    // that fails, the transaction is lost and the group fails as a whole (with this error).
-    try {
-      await sql`rollback to savepoint corridor_unit`.execute(trx);
-      await sql`release savepoint corridor_unit`.execute(trx);
-    } catch {
-      throw error;
-    }
-    return { member, ok: false, error };
+class Group {
+  readonly members: Member[] = [];
+  private readonly outcomes: Promise<Outcome>[] = [];
+  private accepting = true;
+  private connection: DatabaseConnection | undefined;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    first: Member[],
+  ) {
+    this.members.push(...first);
   }
+
+  /** Adds a member while the group takes them; false once it no longer does. */
+  join(member: Member): boolean {
+    if (!this.accepting || this.members.length >= MAX_MEMBERS || Date.now() - this.started >= MAX_GROUP_MS) return false;
+    this.members.push(member);
+    if (this.connection) this.outcomes.push(this.start(member));
+    return true;
+  }
+
+  /** Runs a member over the group's connection, noting whether it writes. */
+  private start(member: Member): Promise<Outcome> {
+    const trx = concurrentTransaction(this.db, this.connection!, (sql) => {
+      if (!member.wrote && !isRead(sql)) member.wrote = true;
+    });
+    return settle(member.fn(trx));
+  }
+
+  /**
+   * Runs the members in one transaction and commits it. True when it committed (each member has
+   * its result); false when it did not (no member has heard anything; the caller runs each alone).
+   */
+  async run(): Promise<boolean> {
+    let outcomes: Outcome[] = [];
+    try {
+      await this.db.getExecutor().provideConnection(async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw('begin'));
+        try {
+          this.connection = connection;
+          for (const m of this.members) this.outcomes.push(this.start(m));
+          // Members that join while these run are awaited too.
+          let seen = 0;
+          while (seen < this.outcomes.length) {
+            const batch = this.outcomes.slice(seen);
+            seen = this.outcomes.length;
+            await Promise.all(batch);
+          }
+          this.accepting = false;
+          outcomes = await Promise.all(this.outcomes);
+          // A member that failed after writing leaves work in the transaction that must not commit;
+          // one that failed having only read is refused on its own (told after the COMMIT, as what
+          // it read may be the others' work).
+          // (An error of the server's own aborted the whole transaction, whatever the member sent.)
+          if (outcomes.some((o, i) => !o.ok && (this.members[i]!.wrote || isServerError(o.error)))) throw new GroupFailed();
+          await connection.executeQuery(CompiledQuery.raw('commit'));
+        } catch (err) {
+          this.accepting = false;
+          await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+          throw err;
+        }
+      });
+    } catch {
+      this.accepting = false;
+      return false;
+    }
+    this.members.forEach((m, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) m.resolve(o.value);
+      else m.reject(o.error);
+    });
+    return true;
+  }
+}
+
+class GroupFailed extends Error {}
+
+function settle(p: Promise<unknown>): Promise<Outcome> {
+  return p.then(
+    (value): Outcome => ({ ok: true, value }),
+    (error: unknown): Outcome => ({ ok: false, error }),
+  );
+}
+
+/**
+ * A Kysely transaction over the group's connection whose queries are not queued one behind the
+ * other (Kysely's own transaction runs one query at a time): the members' statements reach the
+ * connection as they are issued, so one round trip carries several members' statements.
+ */
+export function concurrentTransaction(
+  db: Kysely<Database>,
+  connection: DatabaseConnection,
+  onStatement?: (sql: string) => void,
+): Kysely<Database> {
+  const seen: DatabaseConnection = onStatement
+    ? {
+        executeQuery: (q) => {
+          onStatement(q.sql);
+          return connection.executeQuery(q);
+        },
+        streamQuery: (q, chunkSize) => {
+          onStatement(q.sql);
+          return connection.streamQuery(q, chunkSize);
+        },
+      }
+    : connection;
+  const executor = db.getExecutor().withConnectionProvider({ provideConnection: (consumer) => consumer(seen) });
+  return new Transaction<Database>({ config: { dialect: unusedDialect }, dialect: unusedDialect, driver: unusedDriver, executor });
+}
+
+/** An error PostgreSQL answered (pg's DatabaseError carries a severity): it aborts the transaction. */
+function isServerError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'severity' in err;
+}
+
+/** A statement that only reads (a SELECT; the platform lock is one): anything else counts as a write. */
+function isRead(sql: string): boolean {
+  const text = sql.startsWith(DEFERRED) ? sql.slice(DEFERRED.length) : sql;
+  return /^\s*select\b/i.test(text);
 }

@@ -77,14 +77,16 @@ describe('PgGroupCommit', () => {
     expect((await keys()).filter((k) => k.startsWith('b'))).toEqual(['b1', 'b4']);
   });
 
-  it('reports nothing as done, nor as refused, when the group does not commit', async () => {
+  it('answers nobody from a group that does not commit: each of its units runs again alone and reports that', async () => {
     const gc = new PgGroupCommit(db, 1);
-    // Hold the one group open until all four are queued, so they share it.
+    // Hold the one group open until all four have joined, so they share it.
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let runs = 0;
     const first = gc.run(async (trx) => {
+      runs += 1;
       await (trx as unknown as Any).insertInto('gc_rows').values({ k: 'c1', v: 1 }).execute();
       await gate;
     });
@@ -92,8 +94,9 @@ describe('PgGroupCommit', () => {
       gc.run(async (trx) => {
         await (trx as unknown as Any).insertInto('gc_deferred').values({ k: 'dup' }).execute();
       }),
-      gc.run(async () => {
-        throw new Error('a refusal that saw the group’s uncommitted work');
+      gc.run(async (trx) => {
+        await (trx as unknown as Any).insertInto('gc_rows').values({ k: 'c3', v: 1 }).execute();
+        throw new Error('a refusal after writing');
       }),
       gc.run(async (trx) => {
         await (trx as unknown as Any).insertInto('gc_deferred').values({ k: 'dup' }).execute();
@@ -101,10 +104,49 @@ describe('PgGroupCommit', () => {
     ];
     release();
     const outcomes = await Promise.allSettled([first, ...others]);
-    // The duplicate fails the COMMIT: every unit of the group gets that error, none its own answer.
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
-    for (const o of outcomes) expect((o as PromiseRejectedResult).reason.code).toBe('23505');
-    expect(await keys()).not.toContain('c1');
+    // The group rolled back (a unit threw after writing). Alone, the first commits, the refusal is
+    // its own, and of the two duplicates (run side by side) one commits and the other fails its own
+    // COMMIT.
+    expect(outcomes[0]!.status).toBe('fulfilled');
+    expect((outcomes[2] as PromiseRejectedResult).reason.message).toBe('a refusal after writing');
+    const dups = [outcomes[1]!, outcomes[3]!];
+    expect(dups.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(dups.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(['23505']);
+    expect(runs).toBe(2);
+    expect(gc.stats.replayed).toBe(1);
+    expect(await keys()).toContain('c1');
+    expect(await keys()).not.toContain('c3');
+  });
+
+  it('commits beside a unit refused having only read, and reports the refusal after the COMMIT', async () => {
+    const gc = new PgGroupCommit(db, 1);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const writer = gc.run(async (trx) => {
+      await (trx as unknown as Any).insertInto('gc_rows').values({ k: 'e1', v: 1 }).execute();
+      await gate;
+    });
+    let refusedAt: number | undefined;
+    const reader = gc
+      .run(async (trx) => {
+        await (trx as unknown as Any).selectFrom('gc_rows').select('k').where('k', '=', 'e1').execute();
+        throw new Error('refused on what it read');
+      })
+      .catch((e: Error) => {
+        refusedAt = Date.now();
+        return e.message;
+      });
+    await new Promise((r) => setTimeout(r, 20));
+    // The refusal waits for its group's COMMIT, which waits for the writer.
+    expect(refusedAt).toBeUndefined();
+    release();
+    await writer;
+    expect(await reader).toBe('refused on what it read');
+    expect(gc.stats.replayed).toBe(0);
+    expect(gc.stats.units).toBe(2);
+    expect(await keys()).toContain('e1');
   });
 
   it('keeps a unit’s result from its caller until the COMMIT: a concurrent reader sees it only after', async () => {
@@ -120,7 +162,7 @@ describe('PgGroupCommit', () => {
   });
 });
 
-describe('the server with CORRIDOR_PG_GROUP_COMMIT=2', () => {
+describe('the server with group commit (CORRIDOR_PG_GROUP_COMMIT=2, the default)', () => {
   it('pays concurrently from one account without overdrawing, each refusal its own, the ledger exact', async () => {
     const srv = await startServer({ env: { CORRIDOR_PG_GROUP_COMMIT: '2' } });
     try {
@@ -135,15 +177,19 @@ describe('the server with CORRIDOR_PG_GROUP_COMMIT=2', () => {
         lockedCurrencyAmount: 1_000,
         immediatelyExecute: true,
       };
-      const answers = await Promise.all(Array.from({ length: 30 }, () => p.api.post('/quotes', body)));
-      const statuses = answers.map((r) => r.status);
-      // Ten fit the balance; the other twenty are refused for want of funds, none a 5xx.
-      expect(statuses.filter((s) => s === 201)).toHaveLength(10);
-      expect(statuses.filter((s) => s === 400)).toHaveLength(20);
-      for (const r of answers.filter((a) => a.status === 400)) expect(r.body.code).toBe('INVALID_AMOUNT');
+      // Five that fit, sent together: they share groups.
       const group = srv.app.ctx.store.groupCommit;
       expect(group).toBeDefined();
+      const fits = await Promise.all(Array.from({ length: 5 }, () => p.api.post('/quotes', body)));
+      expect(fits.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
       expect(group!.stats.units).toBeGreaterThan(group!.stats.groups);
+      // Then thirty for the five thousand left: five are paid, the others refused for want of
+      // funds, none a 5xx.
+      const answers = await Promise.all(Array.from({ length: 30 }, () => p.api.post('/quotes', body)));
+      const statuses = answers.map((r) => r.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 400)).toHaveLength(25);
+      for (const r of answers.filter((a) => a.status === 400)) expect(r.body.code).toBe('INVALID_AMOUNT');
       await expectLedgerClean(srv, p.id);
     } finally {
       await srv.close();

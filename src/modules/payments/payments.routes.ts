@@ -70,10 +70,18 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (req, reply) =>
-        write(ctx, req, reply, async (u) => {
-          const quote = await createQuote(u, req.body);
-          return quote.status === 'PENDING_AUTHORIZATION' ? accepted(quote) : created(quote);
-        }),
+        write(
+          ctx,
+          req,
+          reply,
+          async (u) => {
+            const quote = await createQuote(u, req.body);
+            return quote.status === 'PENDING_AUTHORIZATION' ? accepted(quote) : created(quote);
+          },
+          // From an account, creating (and executing) a quote writes fresh rows and a guarded
+          // balance UPDATE, and locks no row: it may share its transaction (unit.ts).
+          { shareTransaction: req.body.source.sourceType === 'ACCOUNT' },
+        ),
     );
 
     app.get(
@@ -189,7 +197,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 201: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => write(ctx, req, reply, async (u) => created(await transferIn(u, req.body))),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await transferIn(u, req.body)), { shareTransaction: true }),
     );
 
     app.post(
@@ -205,7 +213,7 @@ export function paymentRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 201: TransactionSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (req, reply) => write(ctx, req, reply, async (u) => created(await transferOut(u, req.body))),
+      async (req, reply) => write(ctx, req, reply, async (u) => created(await transferOut(u, req.body)), { shareTransaction: true }),
     );
 
     // ---- transactions
