@@ -2,12 +2,18 @@
  * One load run with autocannon, in this process: fixed connections, pipelining 1, for a duration.
  * Latency percentiles are computed from every response's own timing (autocannon's hrtime, µs
  * resolution) rather than from autocannon's histogram, which rounds to whole milliseconds.
+ *
+ * Several origins (`--processes`: Corridor servers sharing one database) get one autocannon
+ * instance each, all running at once, with the connections split between them as evenly as
+ * possible; their results are combined into one (counts and req/s summed, percentiles over every
+ * response of every instance).
  */
-import autocannon, { type AutocannonOptions, type AutocannonRequest, type Instance } from 'autocannon';
+import autocannon, { type AutocannonOptions, type AutocannonRequest, type Instance, type Result } from 'autocannon';
 import type { HttpRequest, RequestFactory } from './scenarios/types.ts';
 
 export interface LoadOptions {
-  origin: string;
+  /** `http://127.0.0.1:<port>`, or several: the load is spread over them (see the file comment). */
+  origin: string | readonly string[];
   request: HttpRequest | RequestFactory;
   connections: number;
   /** Seconds. */
@@ -44,11 +50,21 @@ export interface SecondStats {
   maxMs: number;
 }
 
-let current: Instance | undefined;
+const current = new Set<Instance>();
 
 /** Stops a run in progress (SIGINT). */
 export function stopLoad(): void {
-  current?.stop();
+  for (const instance of current) instance.stop();
+}
+
+/** The origins of `LoadOptions.origin` (or `PacedOptions.origin`) as a list. */
+export function originList(origin: string | readonly string[]): readonly string[] {
+  return typeof origin === 'string' ? [origin] : origin;
+}
+
+/** `total` connections over `n` origins as evenly as possible, the first ones taking the remainder. */
+export function splitConnections(total: number, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => Math.floor(total / n) + (i < total % n ? 1 : 0));
 }
 
 function toAutocannon(r: HttpRequest): AutocannonRequest {
@@ -58,56 +74,73 @@ function toAutocannon(r: HttpRequest): AutocannonRequest {
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
-  const opts: AutocannonOptions = {
-    url: o.origin,
-    connections: o.connections,
-    pipelining: 1,
-    duration: o.duration,
-    timeout: 10,
-    title: o.title,
+  const origins = originList(o.origin);
+  const split = splitConnections(o.connections, origins.length);
+  // One counter for every instance: a factory's `seq` stays unique within the run (idempotency keys).
+  let seq = 0;
+  const request = o.request;
+  const optionsFor = (origin: string, connections: number): AutocannonOptions => {
+    const opts: AutocannonOptions = {
+      url: origin,
+      connections,
+      pipelining: 1,
+      duration: o.duration,
+      timeout: 10,
+      title: o.title,
+    };
+    if (typeof request === 'function') {
+      // Called before each request; autocannon re-encodes the request, so this costs loader CPU.
+      opts.requests = [{ setupRequest: (req) => ({ ...req, ...toAutocannon(request(seq++)) }) }];
+    } else {
+      // Encoded once and replayed as-is: the cheapest path for the load generator.
+      opts.requests = [toAutocannon(request)];
+    }
+    return opts;
   };
-  if (typeof o.request === 'function') {
-    const factory = o.request;
-    let seq = 0;
-    // Called before each request; autocannon re-encodes the request, so this costs loader CPU.
-    opts.requests = [{ setupRequest: (req) => ({ ...req, ...toAutocannon(factory(seq++)) }) }];
-  } else {
-    // Encoded once and replayed as-is: the cheapest path for the load generator.
-    opts.requests = [toAutocannon(o.request)];
-  }
 
   let latencies = new Float64Array(1 << 16);
   let n = 0;
   const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
-  const instance = autocannon(opts);
-  current = instance;
-  instance.on('response', (_client, _status, _bytes, responseTime) => {
-    if (n === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[n++] = responseTime;
-  });
-  const result = await instance;
-  current = undefined;
+  // An origin left without a connection (fewer connections than origins) gets no load.
+  const instances = origins.flatMap((origin, i) => (split[i]! > 0 ? [autocannon(optionsFor(origin, split[i]!))] : []));
+  for (const instance of instances) {
+    current.add(instance);
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      if (n === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[n++] = responseTime;
+    });
+  }
+  let results: Result[];
+  try {
+    results = await Promise.all(instances);
+  } finally {
+    for (const instance of instances) current.delete(instance);
+  }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
 
   const sorted = latencies.subarray(0, n).sort();
   const pct = (p: number) => percentile(sorted, p);
   const statusCodes: Record<string, number> = {};
-  for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(s.count);
+  for (const result of results) {
+    for (const [code, s] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + Number(s.count);
+  }
+  const sum = (f: (r: Result) => number) => results.reduce((acc, r) => acc + f(r), 0);
   return {
-    reqPerSec: result.requests.average,
+    // Each instance's mean of its per-second samples, summed over the instances (all ran at once).
+    reqPerSec: sum((r) => r.requests.average),
     requests: n,
     p50Ms: pct(50),
     p99Ms: pct(99),
     maxMs: percentile(sorted, 100),
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
     statusCodes,
     seconds,
     loaderCpuSeconds: (cpu.user + cpu.system) / 1e6,

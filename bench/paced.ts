@@ -8,19 +8,23 @@
  *
  * autocannon's own rate option is not used: it spends each connection's budget at the start of each
  * second, back to back, so a second's requests arrive as one burst.
+ *
+ * Several origins (`--processes`): request `seq` goes to origin `seq % n`, each origin through an
+ * agent of its own with its share of the connections; the figures cover all of them together.
  */
 import http from 'node:http';
-import { percentile, type LoadResult, type SecondStats } from './load.ts';
+import { originList, percentile, splitConnections, type LoadResult, type SecondStats } from './load.ts';
 import type { HttpRequest, RequestFactory } from './scenarios/types.ts';
 
 export interface PacedOptions {
-  origin: string;
+  /** `http://127.0.0.1:<port>`, or several: requests go round-robin over them. */
+  origin: string | readonly string[];
   request: HttpRequest | RequestFactory;
   /** Requests per second, evenly spaced. */
   rate: number;
   /** Seconds of sending. */
   duration: number;
-  /** Most connections open at once (the agent's socket pool); requests beyond wait for one. */
+  /** Most connections open at once (the agents' socket pools, split over the origins); requests beyond wait for one. */
   connections: number;
 }
 
@@ -35,8 +39,13 @@ export function stopPaced(): void {
 
 export async function runPaced(o: PacedOptions): Promise<LoadResult> {
   stopped = false;
-  const url = new URL(o.origin);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections });
+  const origins = originList(o.origin);
+  const split = splitConnections(o.connections, origins.length);
+  const targets = origins.map((origin, i) => ({
+    url: new URL(origin),
+    // Every origin needs a socket, even when there are fewer connections than origins.
+    agent: new http.Agent({ keepAlive: true, maxSockets: Math.max(1, split[i]!) }),
+  }));
   const total = Math.round(o.rate * o.duration);
   const intervalMs = 1000 / o.rate;
   const latencies = new Float64Array(total);
@@ -57,6 +66,7 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
     const r = typeof o.request === 'function' ? o.request(seq) : o.request;
     const headers: Record<string, string | number> = { ...r.headers };
     if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body);
+    const { agent, url } = targets[seq % targets.length]!;
     const p = new Promise<void>((resolve) => {
       const req = http.request({ agent, hostname: url.hostname, port: url.port, method: r.method, path: r.path, headers }, (res) => {
         res.resume();
@@ -104,7 +114,7 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
     tick();
   });
   await Promise.all(outstanding);
-  agent.destroy();
+  for (const t of targets) t.agent.destroy();
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
 

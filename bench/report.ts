@@ -5,8 +5,10 @@ import type { ScenarioReport, Targets } from './scenarios/types.ts';
 
 export interface Row {
   scenario: string;
-  /** 'corridor' or 'bare fastify' */
+  /** 'corridor (<store>)', 'corridor (postgres ×3)' or 'bare fastify' */
   server: string;
+  /** Server processes behind the row when more than one (--processes): peak RSS is the largest one's, CPU their sum. */
+  processes?: number | undefined;
   load: LoadResult;
   /** req/s ÷ the bare route's req/s (Corridor rows only). */
   ratio?: number | undefined;
@@ -44,6 +46,7 @@ const pctOfCore = (cpuSeconds: number | undefined, wall: number) =>
   cpuSeconds === undefined ? 'n/a' : `${Math.round((cpuSeconds / wall) * 100)}%`;
 
 export function table(rows: Row[]): string {
+  const processes = Math.max(1, ...rows.map((r) => r.processes ?? 1));
   const head = [
     'scenario',
     'server',
@@ -54,7 +57,7 @@ export function table(rows: Row[]): string {
     'non-2xx',
     'errors',
     'vs bare',
-    'peak RSS MB',
+    processes > 1 ? `peak RSS MB (largest of ${processes})` : 'peak RSS MB',
     'server CPU',
     'CPU µs/req',
     'loader CPU',

@@ -7,13 +7,15 @@
  * load it the same way. Prints one table (req/s, p50, p99, failures, ratio, RSS, CPU) and the targets.
  * Exits 1 when any measured request failed (non-2xx or connection error) or a scenario's own check
  * failed (`extraReport`), 2 on bad usage.
+ * With `--processes n` (PostgreSQL only) Corridor runs as n processes on the one database; the
+ * scenario sets up and checks through the first, and the load is spread round-robin over all.
  * See docs/performance.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runLoad, stopLoad, type LoadOptions, type LoadResult } from './load.ts';
+import { runLoad, splitConnections, stopLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { runPaced, stopPaced } from './paced.ts';
 import { extraLines, machineInfo, table, targetLines, type Row } from './report.ts';
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
@@ -36,6 +38,11 @@ Options:
                         "startup": cold start, idle memory and CLI latency (bench/startup.ts)
   --store <kind>        sqlite (default; fresh file per scenario) or postgres
   --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
+  --processes <n>       --store postgres: run n Corridor processes (1-8, default 1) on the one database, each on
+                        its own port (the first starts alone and migrates, the others join once it is healthy).
+                        Setup and checks go to the first; the load goes round-robin over all of them (closed
+                        loop: one autocannon per process, --connections split evenly; --rate: request i to
+                        process i mod n). Server CPU is the sum over the processes, peak RSS the largest one's
   --log-level <level>   Corridor LOG_LEVEL (default warn)
   --skip-baseline       do not run the bare Fastify comparison
   --cpu-prof            write a V8 CPU profile of each Corridor child (also BENCH_CPU_PROF=1)
@@ -53,6 +60,7 @@ ${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`;
 class UsageError extends Error {}
 
 const DEFAULT_CONNECTIONS = 50;
+const MAX_PROCESSES = 8;
 
 interface Options {
   duration: number;
@@ -68,6 +76,8 @@ interface Options {
   startup: boolean;
   store: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
+  /** --processes: Corridor processes on the one PostgreSQL database (1 on SQLite). */
+  processes: number;
   logLevel: string;
   baseline: boolean;
   cpuProfDir: string | undefined;
@@ -88,6 +98,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       scenario: { type: 'string', multiple: true },
       store: { type: 'string', default: 'sqlite' },
       'database-url': { type: 'string' },
+      processes: { type: 'string', default: '1' },
       'log-level': { type: 'string', default: 'warn' },
       'skip-baseline': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
@@ -129,6 +140,20 @@ function parseOptions(argv: string[]): Options | 'help' {
   if (store === 'postgres' && !databaseUrl) throw new UsageError('--store postgres needs --database-url (or DATABASE_URL)');
   if (store === 'sqlite' && values['database-url']) throw new UsageError('--database-url needs --store postgres');
   if (values['sql-profile'] && store !== 'sqlite') throw new UsageError('--sql-profile times the SQLite store: use --store sqlite');
+  const processes = num('processes', values.processes, 1, true);
+  if (processes > MAX_PROCESSES) throw new UsageError(`--processes must be at most ${MAX_PROCESSES} (got "${values.processes}")`);
+  if (processes > 1 && store !== 'postgres')
+    throw new UsageError(
+      "--processes needs --store postgres: SQLite's data directory belongs to one server process (a second corridor start on it exits)",
+    );
+  const connections = values.connections === undefined ? undefined : num('connections', values.connections, 1, true);
+  for (const s of scenarios) {
+    const c = connections ?? s.connections ?? DEFAULT_CONNECTIONS;
+    if (c < processes)
+      throw new UsageError(
+        `--processes ${processes} needs at least as many connections (scenario "${s.name}" would have ${c}): give --connections`,
+      );
+  }
   if (values.series && values.rate === undefined) throw new UsageError('--series needs --rate (a closed loop has no due times)');
   for (const s of scenarios) {
     if (s.stores && !s.stores.includes(store)) throw new UsageError(`scenario "${s.name}" does not run on ${store}`);
@@ -141,13 +166,14 @@ function parseOptions(argv: string[]): Options | 'help' {
   return {
     duration: num('duration', values.duration, 1, false),
     warmup: num('warmup', values.warmup, 0, false),
-    connections: values.connections === undefined ? undefined : num('connections', values.connections, 1, true),
+    connections,
     rate: values.rate === undefined ? undefined : num('rate', values.rate, 1, false),
     series: values.series,
     scenarios,
     startup,
     store,
     databaseUrl,
+    processes,
     logLevel: values['log-level'],
     baseline: !values['skip-baseline'],
     cpuProfDir,
@@ -182,7 +208,7 @@ interface ScenarioOutcome {
 
 async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome> {
   const o: Options & { connections: number } = { ...given, connections: given.connections ?? s.connections ?? DEFAULT_CONNECTIONS };
-  log(`${s.name}: starting Corridor (${o.store}, LOG_LEVEL=${o.logLevel})`);
+  log(`${s.name}: starting Corridor (${storeLabel(o)}, LOG_LEVEL=${o.logLevel})`);
   const prepareStore = s.prepareStore?.bind(s);
   const sqlFile = o.sqlProfile ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-sql-')), 'statements.json') : undefined;
   const corridor = await startCorridor({
@@ -193,6 +219,7 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
     sqlProfileFile: sqlFile,
     echo: true,
     prepareStore,
+    processes: o.processes,
   });
   let corridorRow: Row;
   let prepared: PreparedScenario;
@@ -211,30 +238,39 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
           },
         }
       : undefined;
-    const load = await measureWithCpu(`${s.name} corridor`, corridor.server, o, prepared.request, prepared.settle?.bind(prepared), window);
+    const load = await measureWithCpu(`${s.name} corridor`, corridor.servers, o, prepared.request, prepared.settle?.bind(prepared), window);
     if (sqlFile) sql = sqlReport(s.name, sqlWindow, load.result.requests);
-    if (o.cpuProfDir)
-      recordProfileWindow(o.cpuProfDir, { pid: corridor.server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    if (o.cpuProfDir) {
+      for (const server of corridor.servers)
+        recordProfileWindow(o.cpuProfDir, { pid: server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    }
     const extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
     await prepared.verify?.();
     corridorRow = {
       scenario: s.name,
-      server: `corridor (${o.store})`,
+      server: `corridor (${storeLabel(o)})`,
+      ...(o.processes > 1 ? { processes: o.processes } : {}),
       load: load.result,
       serverCpuSeconds: load.cpu,
-      peakRssKb: corridor.server.peakRssKb(),
+      peakRssKb: largest(corridor.servers.map((server) => server.peakRssKb())),
       extra,
     };
   } finally {
     await corridor.close();
   }
-  if (o.cpuProfDir) log(`${s.name}: CPU profile of Corridor (pid ${corridor.server.pid}) in ${o.cpuProfDir}`);
+  if (o.cpuProfDir) {
+    log(
+      corridor.servers.length === 1
+        ? `${s.name}: CPU profile of Corridor (pid ${corridor.server.pid}) in ${o.cpuProfDir}`
+        : `${s.name}: CPU profiles of the ${corridor.servers.length} Corridor processes (pids ${corridor.servers.map((x) => x.pid).join(', ')}), one file each, in ${o.cpuProfDir}`,
+    );
+  }
 
   if (!o.baseline || !prepared.baseline) return { scenario: s, corridor: corridorRow, ...(sql ? { sql } : {}) };
   log(`${s.name}: starting the bare Fastify baseline`);
   const bare = await startBaseline([prepared.baseline], true);
   try {
-    const load = await measureWithCpu(`${s.name} bare`, bare.server, o, prepared.request);
+    const load = await measureWithCpu(`${s.name} bare`, [bare.server], o, prepared.request);
     const baselineRow: Row = {
       scenario: s.name,
       server: 'bare fastify',
@@ -266,28 +302,58 @@ function recordProfileWindow(dir: string, w: { pid: number; scenario: string; st
   fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }
 
+/** `postgres`, or `postgres ×3` for several processes. */
+function storeLabel(o: Options): string {
+  return o.processes > 1 ? `${o.store} ×${o.processes}` : o.store;
+}
+
+/** The largest of the figures; undefined when any is unknown. */
+function largest(values: Array<number | undefined>): number | undefined {
+  return values.some((v) => v === undefined) ? undefined : Math.max(...(values as number[]));
+}
+
+/** CPU seconds of every server together; undefined when any is unknown. */
+function totalCpuSeconds(servers: ReadonlyArray<{ cpuSeconds(): number | undefined }>): number | undefined {
+  let total = 0;
+  for (const server of servers) {
+    const cpu = server.cpuSeconds();
+    if (cpu === undefined) return undefined;
+    total += cpu;
+  }
+  return total;
+}
+
+/**
+ * Warms up and measures the servers (one, or several processes sharing one database: the load is
+ * spread over their origins); CPU is the sum over all of them in the measured window.
+ */
 async function measureWithCpu(
   label: string,
-  server: { origin: string; cpuSeconds(): number | undefined },
+  servers: ReadonlyArray<{ origin: string; cpuSeconds(): number | undefined }>,
   o: Options & { connections: number },
   request: LoadOptions['request'],
   settle?: () => Promise<string>,
   window?: { start(): Promise<void>; end(): Promise<void> },
 ): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
+  const origin = servers.length === 1 ? servers[0]!.origin : servers.map((server) => server.origin);
   const load = (duration: number, title: string) =>
     o.rate === undefined
-      ? runLoad({ origin: server.origin, request, connections: o.connections, duration, title })
-      : runPaced({ origin: server.origin, request, connections: o.connections, duration, rate: o.rate });
+      ? runLoad({ origin, request, connections: o.connections, duration, title })
+      : runPaced({ origin, request, connections: o.connections, duration, rate: o.rate });
   if (o.warmup > 0) {
     log(`${label}: warm-up ${o.warmup} s`);
     await load(o.warmup, `${label} warm-up`);
     if (settle) log(`${label}: ${await settle()}`);
   }
+  const spread =
+    servers.length === 1
+      ? ''
+      : ` over ${servers.length} processes (${o.rate === undefined ? `${splitConnections(o.connections, servers.length).join('/')} connections` : 'round-robin'})`;
   log(
-    `${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}`,
+    `${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}${spread}`,
   );
   await window?.start();
-  const before = server.cpuSeconds();
+  const before = totalCpuSeconds(servers);
   // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
   const startUs = Number(process.hrtime.bigint() / 1000n);
   const result = await load(o.duration, label);
@@ -296,7 +362,7 @@ async function measureWithCpu(
     for (const b of result.series ?? [])
       log(`${label}: second ${b.second}: ${b.responses} responses, mean ${b.meanMs.toFixed(1)} ms, max ${b.maxMs.toFixed(1)} ms`);
   }
-  const after = server.cpuSeconds();
+  const after = totalCpuSeconds(servers);
   await window?.end();
   return { result, cpu: before === undefined || after === undefined ? undefined : after - before, windowUs: [startUs, endUs] };
 }
@@ -325,7 +391,7 @@ async function main(argv: string[]): Promise<number> {
     `machine:  ${m.cpus} × ${m.model}, ${m.memoryGb} GB, ${m.platform}, node ${m.node}`,
     `load avg: ${m.loadAvg.join(' ')} (1/5/15 min, at start)`,
     `command:  ${commandLine(argv)}`,
-    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.rate === undefined ? 'closed loop' : `open loop at ${o.rate} req/s offered (latency from each request's due time), at most`} ${o.connections ?? `${DEFAULT_CONNECTIONS} (or the scenario's own)`} connections, pipelining 1, store ${o.store}, LOG_LEVEL=${o.logLevel}` +
+    `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.rate === undefined ? 'closed loop' : `open loop at ${o.rate} req/s offered (latency from each request's due time), at most`} ${o.connections ?? `${DEFAULT_CONNECTIONS} (or the scenario's own)`} connections, pipelining 1, store ${o.store}${o.processes > 1 ? ` (${o.processes} Corridor processes on the one database, load round-robin over them)` : ''}, LOG_LEVEL=${o.logLevel}` +
       (o.cpuProfDir ? `, CPU profiles in ${o.cpuProfDir}` : ''),
     '',
   ].join('\n');
@@ -346,7 +412,12 @@ async function main(argv: string[]): Promise<number> {
         : `req/s: responses within the ${o.duration} s window per second (${o.rate} offered); p50/p99/max: from each request's due time to its response; vs bare: Corridor req/s ÷ bare req/s;\n`,
     );
     process.stdout.write('server/loader CPU: CPU time during the measured window as % of one core (both share the machine);\n');
-    process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n\n');
+    process.stdout.write('CPU µs/req: server CPU time per response — the figure least disturbed by other load on the machine.\n');
+    if (o.processes > 1)
+      process.stdout.write(
+        `corridor (${storeLabel(o)}): server CPU is the sum over its ${o.processes} processes (so above 100% is possible); peak RSS is the largest one's.\n`,
+      );
+    process.stdout.write('\n');
   }
 
   for (const x of outcomes) {

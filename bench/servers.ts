@@ -195,16 +195,29 @@ export interface CorridorOptions {
   echo: boolean;
   /** The scenario's store preparation, run after the data directory exists and before the child starts. */
   prepareStore?: Scenario['prepareStore'];
+  /**
+   * Corridor processes to start on the one PostgreSQL database (default 1; more need postgres): the
+   * first starts alone (it migrates and bootstraps), the others once it is healthy, each on a port
+   * of its own with the same environment (admin token and all), so what is made through one works on all.
+   */
+  processes?: number | undefined;
 }
 
 export interface CorridorChild {
+  /** The first process: the one `handle` talks to. */
   server: ChildServer;
+  /** Every process, `server` first (one unless `processes` asked for more). */
+  servers: ChildServer[];
   handle: CorridorHandle;
-  /** Stops the server and removes its data directory. */
+  /** Stops the servers and removes the data directory. */
   close(): Promise<void>;
 }
 
 export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> {
+  const processes = o.processes ?? 1;
+  if (!Number.isInteger(processes) || processes < 1) throw new Error(`processes must be a whole number ≥ 1 (got ${processes})`);
+  if (processes > 1 && o.store !== 'postgres')
+    throw new Error("several Corridor processes need --store postgres: SQLite's data directory belongs to one server process");
   const dataDir = makeTempDir('corridor-bench-');
   const env: Record<string, string> = {
     ...baseEnv(),
@@ -240,10 +253,9 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
     // Node flags for the Corridor child only, e.g. BENCH_NODE_ARGS=--trace-gc (say so when reporting).
     ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
-  let server: ChildServer;
-  try {
-    server = await spawnServer({
-      name: 'corridor',
+  const spawnCorridor = (name: string) =>
+    spawnServer({
+      name,
       args: [...nodeArgs, path.join(ROOT, 'bin/corridor.js'), 'start'],
       env,
       ready: /Corridor listening on (http:\/\/[^\s/]+)/,
@@ -251,9 +263,25 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
       echo: o.echo,
       timeoutMs: 60_000,
     });
+  let server: ChildServer;
+  try {
+    server = await spawnCorridor('corridor');
   } catch (err) {
     removeTempDir(dataDir);
     throw err;
+  }
+  const servers = [server];
+  if (processes > 1) {
+    // The store is migrated and bootstrapped by now: the others only join it (on PostgreSQL the
+    // data directory holds nothing they would contend for).
+    const others = await Promise.allSettled(Array.from({ length: processes - 1 }, (_, i) => spawnCorridor(`corridor ${i + 2}`)));
+    for (const r of others) if (r.status === 'fulfilled') servers.push(r.value);
+    const failed = others.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(servers.map((s) => s.stop()));
+      removeTempDir(dataDir);
+      throw failed.reason;
+    }
   }
   const origin = server.origin;
 
@@ -299,9 +327,10 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
   };
   return {
     server,
+    servers,
     handle,
     async close() {
-      await server.stop();
+      await Promise.all(servers.map((s) => s.stop()));
       removeTempDir(dataDir);
     },
   };
