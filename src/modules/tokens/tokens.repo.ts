@@ -1,6 +1,7 @@
 /** SQL for API tokens. */
-import type { CompiledQuery, Kysely } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { bumpAuthEpoch } from '../../http/auth-cache.ts';
+import { isPostgres } from '../../store/row-lock.ts';
 import type { ApiTokenRow, Database, PlatformRow } from '../../store/schema.ts';
 
 export async function insertToken(db: Kysely<Database>, row: ApiTokenRow): Promise<void> {
@@ -47,13 +48,62 @@ export async function findTokenWithPlatform(
 ): Promise<{ token: ApiTokenRow; platform: PlatformRow } | undefined> {
   // No client id holds NUL, and PostgreSQL text cannot: such a Basic header is simply unknown (401).
   if (clientId.includes('\u0000')) return undefined;
+  const r = isPostgres(db) ? await batchedLookup(db, clientId) : await lookupOne(db, clientId);
+  return r ? tokenAndPlatform(r) : undefined;
+}
+
+async function lookupOne(db: Kysely<Database>, clientId: string): Promise<TokenWithPlatformRow | undefined> {
   let compiled = compiledLookup.get(db);
   if (!compiled) {
     compiled = tokenWithPlatformQuery(db, '').compile();
     compiledLookup.set(db, compiled);
   }
-  const r = (await db.executeQuery<TokenWithPlatformRow>({ ...compiled, parameters: [clientId] })).rows[0];
-  if (!r) return undefined;
+  return (await db.executeQuery<TokenWithPlatformRow>({ ...compiled, parameters: [clientId] })).rows[0];
+}
+
+/**
+ * On PostgreSQL the lookups of requests that arrive together (read in one turn of the event loop)
+ * are one SELECT of all their client ids: one round trip for them all, each answered from the
+ * database as of that SELECT, which runs after every one of those requests arrived.
+ */
+type Waiter = { resolve: (r: TokenWithPlatformRow | undefined) => void; reject: (err: unknown) => void };
+/** Lookups waiting for the next batch, by database handle and client id. */
+const batches = new WeakMap<Kysely<Database>, Map<string, Waiter[]>>();
+
+function batchedLookup(db: Kysely<Database>, clientId: string): Promise<TokenWithPlatformRow | undefined> {
+  return new Promise((resolve, reject) => {
+    let batch = batches.get(db);
+    if (!batch) {
+      const opened = new Map<string, Waiter[]>();
+      batches.set(db, opened);
+      batch = opened;
+      setImmediate(() => {
+        batches.delete(db);
+        void runLookups(db, opened);
+      });
+    }
+    const waiters = batch.get(clientId);
+    if (waiters) waiters.push({ resolve, reject });
+    else batch.set(clientId, [{ resolve, reject }]);
+  });
+}
+
+async function runLookups(db: Kysely<Database>, batch: Map<string, Waiter[]>): Promise<void> {
+  try {
+    const ids = [...batch.keys()];
+    const rows =
+      ids.length === 1
+        ? [await lookupOne(db, ids[0]!)]
+        : await tokenWithPlatformQuery(db, '').clearWhere().where(sql<boolean>`t.client_id = any(${ids}::text[])`).execute();
+    const byId = new Map<string, TokenWithPlatformRow>();
+    for (const r of rows) if (r) byId.set(r.t_client_id, r);
+    for (const [id, waiters] of batch) for (const w of waiters) w.resolve(byId.get(id));
+  } catch (err) {
+    for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+  }
+}
+
+function tokenAndPlatform(r: TokenWithPlatformRow): { token: ApiTokenRow; platform: PlatformRow } {
   return {
     token: {
       id: r.t_id,
