@@ -73,8 +73,16 @@ export function quoteToWire(q: QuoteRow, nowMs: number, challenge?: ScaChallenge
  */
 export async function createQuote(u: Unit, body: QuoteCreate, agentId?: string): Promise<QuoteWire> {
   const env = envOf(u);
-  const source = await resolveSource(env, body.source);
-  const destination = await resolveDestination(env, body.destination);
+  // Read side by side (on PostgreSQL the two reads share a round trip); the source's refusal, if
+  // any, is the one reported, as when they were read one after the other.
+  const [sourceRead, destinationRead] = await Promise.allSettled([
+    resolveSource(env, body.source),
+    resolveDestination(env, body.destination),
+  ]);
+  if (sourceRead.status === 'rejected') throw sourceRead.reason;
+  if (destinationRead.status === 'rejected') throw destinationRead.reason;
+  const source = sourceRead.value;
+  const destination = destinationRead.value;
   // A receiver lookup the request names must be this platform's, live, and made for this receiver and sender.
   if (body.lookupId !== undefined) {
     const lookup = {
