@@ -7,11 +7,22 @@ export class Poller {
   private running: Promise<unknown> | undefined;
   private stopped = true;
 
+  /** The wait before the next tick: `intervalMs`, or longer after ticks that found nothing to do. */
+  private waitMs: number;
+
+  /**
+   * `idleMaxMs`: when given, a tick that answers 0 (nothing done) doubles the wait before the next,
+   * up to this; a tick that does something brings it back to `intervalMs`. An idle process then
+   * costs a few looks a second, and one under load still looks every `intervalMs`.
+   */
   constructor(
     private readonly tick: () => Promise<unknown>,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
-  ) {}
+    private readonly idleMaxMs?: number,
+  ) {
+    this.waitMs = intervalMs;
+  }
 
   get isStopped(): boolean {
     return this.stopped;
@@ -34,8 +45,11 @@ export class Poller {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.tick()
+        .then((done) => {
+          this.waitMs = this.idleMaxMs !== undefined && done === 0 ? Math.min(this.waitMs * 2, this.idleMaxMs) : this.intervalMs;
+        })
         .catch(this.onError)
-        .finally(() => this.schedule(this.intervalMs));
+        .finally(() => this.schedule(this.waitMs));
     }, ms);
     // Polling alone must not keep the process alive.
     this.timer.unref();

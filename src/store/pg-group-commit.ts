@@ -123,12 +123,46 @@ class Group {
     return true;
   }
 
-  /** Runs a member over the group's connection, noting whether it writes. */
+  /**
+   * Runs a member over the group's connection, noting whether it writes, and holding its first
+   * write that is not deferred (one that may lock a row others wait for: a payer's balance) until
+   * every other member has come to such a write or finished. The group's row locks are then taken
+   * together, at its end, and held for its last round trips only — not while members still read.
+   */
   private start(member: Member): Promise<Outcome> {
+    this.reading.add(member);
     const trx = concurrentTransaction(this.db, this.connection!, (sql) => {
-      if (!member.wrote && !isRead(sql)) member.wrote = true;
+      if (isRead(sql)) return;
+      member.wrote = true;
+      if (sql.startsWith(DEFERRED) || !this.reading.has(member)) return;
+      // From the group's first such write to its COMMIT, members that would join could only
+      // lengthen the time its locks are held.
+      this.accepting = false;
+      this.reading.delete(member);
+      return this.allAtWrite();
     });
-    return settle(member.fn(trx));
+    return settle(member.fn(trx)).finally(() => {
+      if (this.reading.delete(member)) this.release();
+    });
+  }
+
+  /** Members still reading (neither at a write that is not deferred nor finished). */
+  private readonly reading = new Set<Member>();
+  private waiting: (() => void)[] = [];
+
+  private allAtWrite(): Promise<void> | undefined {
+    if (this.reading.size === 0) {
+      this.release();
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    if (this.reading.size > 0) return;
+    const go = this.waiting;
+    this.waiting = [];
+    for (const resolve of go) resolve();
   }
 
   /**
@@ -194,18 +228,15 @@ function settle(p: Promise<unknown>): Promise<Outcome> {
 export function concurrentTransaction(
   db: Kysely<Database>,
   connection: DatabaseConnection,
-  onStatement?: (sql: string) => void,
+  onStatement?: (sql: string) => Promise<void> | undefined,
 ): Kysely<Database> {
   const seen: DatabaseConnection = onStatement
     ? {
-        executeQuery: (q) => {
-          onStatement(q.sql);
+        executeQuery: async (q) => {
+          await onStatement(q.sql);
           return connection.executeQuery(q);
         },
-        streamQuery: (q, chunkSize) => {
-          onStatement(q.sql);
-          return connection.streamQuery(q, chunkSize);
-        },
+        streamQuery: (q, chunkSize) => connection.streamQuery(q, chunkSize),
       }
     : connection;
   const executor = db.getExecutor().withConnectionProvider({ provideConnection: (consumer) => consumer(seen) });
