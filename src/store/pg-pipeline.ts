@@ -65,7 +65,7 @@ interface WireConnection {
   sendCopyFail(message: string): void;
 }
 
-interface Stmt {
+export interface Stmt {
   sql: string;
   values: readonly unknown[];
 }
@@ -308,7 +308,7 @@ export class PipelinedClient {
     const out: Stmt[] = [];
     if (this.pendingBegin !== undefined) out.push({ sql: this.pendingBegin, values: [] });
     this.pendingBegin = undefined;
-    out.push(...this.deferred);
+    out.push(...coalesce(this.deferred));
     this.deferred = [];
     return out;
   }
@@ -388,6 +388,60 @@ export class PipelinedClient {
     return { command: r.command, rowCount: r.rowCount, rows: r.rows };
   }
 }
+
+/**
+ * Deferred statements as fewer statements with the same effect (a group commit's members queue the
+ * same INSERTs side by side):
+ * - plain INSERTs of one text (no RETURNING, no ON CONFLICT) between two other statements become
+ *   one multi-row INSERT per text, in the order each text first appears, their rows in queue order;
+ * - a platform lock already queued with the same key is not queued twice (taking it again in the
+ *   same transaction changes nothing).
+ * Rows no statement reads until the next one are the same rows, whatever INSERT carries them; a
+ * constraint a merged row breaks fails the merged statement, as it would have failed its own.
+ */
+export function coalesce(statements: readonly Stmt[]): Stmt[] {
+  const out: Stmt[] = [];
+  let run = new Map<string, { head: string; tuples: string[]; values: unknown[] }>();
+  const flushRun = () => {
+    for (const [, r] of run) out.push({ sql: `${r.head}${r.tuples.join(', ')}`, values: r.values });
+    run = new Map();
+  };
+  const locks = new Set<string>();
+  for (const st of statements) {
+    const insert = PLAIN_INSERT.exec(st.sql);
+    if (insert) {
+      const head = insert[1]!;
+      let r = run.get(head);
+      if (r && r.values.length + st.values.length > MAX_MERGED_PARAMETERS) {
+        flushRun();
+        r = undefined;
+      }
+      if (!r) {
+        r = { head, tuples: [], values: [] };
+        run.set(head, r);
+      }
+      const offset = r.values.length;
+      r.tuples.push(offset === 0 ? insert[2]! : insert[2]!.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`));
+      r.values.push(...st.values);
+      continue;
+    }
+    flushRun();
+    if (st.sql.startsWith(LOCK_PREFIX)) {
+      const key = `${st.sql}\u0000${st.values.join('\u0000')}`;
+      if (locks.has(key)) continue;
+      locks.add(key);
+    }
+    out.push(st);
+  }
+  flushRun();
+  return out;
+}
+
+/** `DEFERRED insert into "t" (cols) values `, then the row tuples (placeholders only: no literals, no RETURNING, no ON CONFLICT). */
+const PLAIN_INSERT = /^(\/\* deferred \*\/ insert into "[a-z_]+" \([^()]*\) values )(\((?:\$\d+(?:, )?)+\)(?:, \((?:\$\d+(?:, )?)+\))*)$/;
+const LOCK_PREFIX = `${DEFERRED}select pg_advisory_xact_lock_shared(`;
+/** PostgreSQL takes at most 65,535 parameters per statement. */
+const MAX_MERGED_PARAMETERS = 30_000;
 
 /** The Kysely-facing shape of the client (its `query(cursor)` overload is never used by Corridor). */
 export function pipelinedPoolClient(client: PipelinedClient): PostgresPoolClient {
