@@ -141,6 +141,7 @@ class Group {
       this.reading.delete(member);
       return this.allAtWrite();
     });
+    groupTransactions.add(trx);
     return settle(member.fn(trx)).finally(() => {
       if (this.reading.delete(member)) this.release();
     });
@@ -205,6 +206,8 @@ class Group {
     this.members.forEach((m, i) => {
       const o = outcomes[i]!;
       if (o.ok) m.resolve(o.value);
+      // It asked to leave having written nothing: it runs now, alone.
+      else if (o.error instanceof RunAloneError) void this.db.transaction().execute(m.fn).then(m.resolve, m.reject);
       else m.reject(o.error);
     });
     return true;
@@ -212,6 +215,25 @@ class Group {
 }
 
 class GroupFailed extends Error {}
+
+/** The transactions of group members (`requireOwnTransaction`). */
+const groupTransactions = new WeakSet<Kysely<Database>>();
+
+/** A group member that must run alone (see `requireOwnTransaction`). */
+export class RunAloneError extends Error {
+  constructor() {
+    super('this unit must run in a transaction of its own');
+  }
+}
+
+/**
+ * For a unit that reads a value and writes back one computed from it (a counter), which interleaved
+ * with another unit in one transaction could lose an update: called before the unit writes, it takes
+ * the unit out of its group, to run again in a transaction of its own. Outside a group it does nothing.
+ */
+export function requireOwnTransaction(trx: Kysely<Database>): void {
+  if (groupTransactions.has(trx)) throw new RunAloneError();
+}
 
 function settle(p: Promise<unknown>): Promise<Outcome> {
   return p.then(

@@ -199,7 +199,6 @@ function control(sql: string): Control {
   return undefined;
 }
 
-const NOTHING: QueryResult = { command: '', rowCount: null, rows: [] };
 
 /** PostgreSQL's answer to a prepared statement whose result type a migration changed (see pg-prepared.ts). */
 type StaleCheck = (err: unknown) => boolean;
@@ -259,7 +258,7 @@ export class PipelinedClient {
     }
     if (this.inTransaction && sql.startsWith(DEFERRED)) {
       this.deferred.push({ sql, values: parameters });
-      return Promise.resolve(NOTHING);
+      return Promise.resolve({ command: '', rowCount: null, rows: [] });
     }
     // A script without parameters (a migration's several statements) cannot be one extended-protocol
     // statement: what is pending goes first, then the script by the simple protocol.

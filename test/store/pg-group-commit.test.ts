@@ -6,7 +6,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
+import { PgGroupCommit, requireOwnTransaction } from '../../src/store/pg-group-commit.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { expectLedgerClean, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
 import { startServer } from '../helpers/server.ts';
@@ -147,6 +147,36 @@ describe('PgGroupCommit', () => {
     expect(gc.stats.replayed).toBe(0);
     expect(gc.stats.units).toBe(2);
     expect(await keys()).toContain('e1');
+  });
+
+  it('runs a unit that asks for its own transaction alone, after its group, and nothing of it twice', async () => {
+    const gc = new PgGroupCommit(db, 1);
+    let runs = 0;
+    const counter = gc.run(async (trx) => {
+      runs += 1;
+      const before = await (trx as unknown as Any).selectFrom('gc_rows').select('v').where('k', '=', 'f1').executeTakeFirst();
+      requireOwnTransaction(trx);
+      await (trx as unknown as Any)
+        .insertInto('gc_rows')
+        .values({ k: 'f1', v: (before?.v ?? 0) + 1 })
+        .execute();
+      return 'counted';
+    });
+    const neighbour = gc.run(async (trx) => {
+      await (trx as unknown as Any).insertInto('gc_rows').values({ k: 'f2', v: 1 }).execute();
+      return 'written';
+    });
+    expect(await Promise.all([counter, neighbour])).toEqual(['counted', 'written']);
+    // Once in the group (it left before writing), once alone.
+    expect(runs).toBe(2);
+    expect(gc.stats.replayed).toBe(0);
+    const rows = await raw().selectFrom('gc_rows').select(['k', 'v']).where('k', 'in', ['f1', 'f2']).orderBy('k').execute();
+    expect(rows).toEqual([
+      { k: 'f1', v: 1 },
+      { k: 'f2', v: 1 },
+    ]);
+    // Outside a group it changes nothing.
+    await db.transaction().execute(async (trx) => requireOwnTransaction(trx));
   });
 
   it('keeps a unit’s result from its caller until the COMMIT: a concurrent reader sees it only after', async () => {

@@ -19,6 +19,7 @@ import { findInternalAccount } from '../internal-accounts/internal-accounts.repo
 import { issueChallenge, isScaCustomer, isTrustedBeneficiary, type ScaChallengeWire } from '../sca/sca-challenges.ts';
 import { emitPayment, type Env } from './payment-engine.ts';
 import { transitionQuote, transitionTransaction } from './payments.repo.ts';
+import { requireOwnTransaction } from '../../store/pg-group-commit.ts';
 import { findLowValue, saveLowValue } from './sca-low-value.repo.ts';
 
 export const JOB_SCA_QUOTE_EXPIRE = 'SCA_QUOTE_EXPIRE';
@@ -53,6 +54,9 @@ export interface GateInput {
  */
 export async function scaStepsFor(u: Unit, p: GateInput): Promise<string[] | undefined> {
   if (!p.customerId || !(await isScaCustomer(u.trx, u.platform.id, p.customerId))) return undefined;
+  // The low-value count below is read and written back: not beside other payments in a shared
+  // transaction (nothing is written yet, so leaving it costs only this unit's reads).
+  requireOwnTransaction(u.trx);
   const dest = p.destinationAccountId;
   if (dest?.startsWith('InternalAccount:')) {
     const account = await findInternalAccount(u.trx, u.platform.id, dest);
