@@ -199,7 +199,6 @@ function control(sql: string): Control {
   return undefined;
 }
 
-
 /** PostgreSQL's answer to a prepared statement whose result type a migration changed (see pg-prepared.ts). */
 type StaleCheck = (err: unknown) => boolean;
 
