@@ -6,6 +6,10 @@
  * needs besides its input — the platform, its clock, the app's configuration and dependencies — and
  * collects the outbox events the write emits, written in the same transaction before it commits.
  *
+ * On PostgreSQL a unit whose caller allows it (`shareTransaction`) may share its transaction with
+ * the units running beside it (group commit, store/pg-group-commit.ts): it then commits with them,
+ * and runs again alone if any of them fails after writing.
+ *
  * Routes open units through src/http/write.ts (which adds Idempotency-Key handling), the job runner
  * opens one per platform of its batch, a sandbox reset opens the one exclusive kind. Services take
  * `(unit, input)` and never open a transaction themselves.
