@@ -286,6 +286,15 @@ async function ledgerCheck(config: Config, args: string[]): Promise<number> {
   });
 }
 
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** `webhooks listen`: the port a developer can keep in `webhookEndpoint` across restarts. */
 const LISTEN_DEFAULT_PORT = 8081;
 
@@ -307,9 +316,13 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
       platform: { type: 'string' },
       'public-key-file': { type: 'string' },
       json: { type: 'boolean' },
+      'forward-to': { type: 'string' },
     },
     strict: true,
   });
+  const forwardTo = values['forward-to'];
+  if (forwardTo !== undefined && !isHttpUrl(forwardTo))
+    throw new UsageError(`--forward-to must be an http:// or https:// URL (got "${forwardTo}")`);
   const portText = values.port ?? String(LISTEN_DEFAULT_PORT);
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
     throw new UsageError(`--port must be an integer from 0 to 65535 (got "${portText}")`);
@@ -356,6 +369,7 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
     publicKeyPem,
     json: values.json ?? false,
     write: (line) => process.stdout.write(`${line}\n`),
+    forwardTo,
   });
   const serverHost = config.host === '0.0.0.0' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const api = config.port === 0 ? `<corridor URL>${BASE_PATH}` : `http://${serverHost}:${config.port}${BASE_PATH}`;
@@ -369,6 +383,7 @@ async function webhooksCommand(config: Config, args: string[]): Promise<number> 
     [
       `Listening for webhooks on ${listener.url}`,
       `  verifying with ${keySource}`,
+      ...(forwardTo ? [`  forwarding each signed event to ${forwardTo} (its answer is Corridor's answer)`] : []),
       '  point the platform at it (a TEST event follows):',
       `    curl -u '<clientId>:<clientSecret>' -X PATCH ${api}/config -H 'content-type: application/json' -d '${JSON.stringify({ webhookEndpoint: listener.url })}'`,
       '  answers 200 to a good signature (this approves INCOMING_PAYMENT.PENDING), 401 to a bad one. Ctrl-C stops.',

@@ -13,7 +13,7 @@ Commands:
                                           create an isolated platform and print its token
   platform show [--id PLATFORM_ID]        print a platform (default: the sandbox platform)
   ledger-check [--platform PLATFORM_ID]   recompute balances from postings; exit 1 on any difference
-  webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json]
+  webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json] [--forward-to URL]
                                           receive webhooks locally: check each signature, print each event
   wallet keygen|encrypt-otp|stamp|decrypt-bundle …
                                           embedded-wallet client helpers (see: corridor wallet help)
@@ -80,11 +80,11 @@ Prints the report as JSON, then "ledger check: clean" (exit 0) or the number of 
   --platform PLATFORM_ID check one platform only (exit 1 when it does not exist)
 
 ${STORE_ENV}`,
-  webhooks: `Usage: corridor webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json]
+  webhooks: `Usage: corridor webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json] [--forward-to URL]
 
   listen   receive webhooks locally: check each signature and print each event
            ("corridor webhooks listen --help" has the details)`,
-  'webhooks listen': `Usage: corridor webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json]
+  'webhooks listen': `Usage: corridor webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json] [--forward-to URL]
 
 A local webhook receiver: it checks each request's signature against a platform's public key and
 prints one line per event (time, type, event id, resource, signature ok|INVALID) to stdout,
@@ -97,6 +97,9 @@ answering 200, or 401 to a missing or bad signature. Point the platform at the U
                          (default: the sandbox platform)
   --public-key-file F    verify with the public key (PEM) in F instead; no store needed
   --json                 one JSON object per event instead of a text line
+  --forward-to URL       also send each correctly signed event on to URL (your app), the same
+                         bytes and signature headers; the app's answer (status and body) is the
+                         answer Corridor gets (502 when it cannot be reached in 10 s)
 
 ${STORE_ENV}`,
 };

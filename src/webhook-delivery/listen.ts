@@ -9,6 +9,11 @@
  * - 200 otherwise — which is also how a receiver approves `INCOMING_PAYMENT.PENDING`;
  * - 405 for anything but POST, 413 for a body over 1 MiB. Any path is accepted.
  *
+ * With `forwardTo`, a correctly signed envelope is also sent on to that URL — the same bytes, the
+ * same signature headers — and the listener answers with the target's answer (its status and body;
+ * 502 when it cannot be reached in FORWARD_TIMEOUT_MS), so the developer's app decides: it can
+ * approve or refuse an `INCOMING_PAYMENT.PENDING`, and a failure there is retried by Corridor.
+ *
  * Only the public key is ever held here; nothing secret is printed.
  */
 import { createPublicKey } from 'node:crypto';
@@ -29,6 +34,54 @@ export interface ListenOptions {
   json?: boolean;
   /** Where each request's line goes (without the newline). */
   write: (line: string) => void;
+  /** An http(s) URL each correctly signed envelope is forwarded to (see the module comment). */
+  forwardTo?: string | undefined;
+}
+
+/** How long a forward may take before the listener answers 502. */
+const FORWARD_TIMEOUT_MS = 10_000;
+/** The most of the target's answer passed back. */
+const MAX_FORWARD_REPLY_BYTES = 64 * 1024;
+/** Request headers not passed on (they describe this hop, not the webhook). */
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'expect']);
+
+/** What became of one forward: the target's answer, or why there was none. */
+export type Forwarded = { status: number; ms: number; body: string; contentType: string } | { error: string; ms: number };
+
+/** Sends the request on, bytes and signature headers as received. */
+export async function forward(url: string, raw: Buffer, headers: IncomingHttpHeaders): Promise<Forwarded> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || HOP_HEADERS.has(k)) continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  const started = performance.now();
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: out,
+      body: new Uint8Array(raw),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    const body = Buffer.from(await res.arrayBuffer())
+      .subarray(0, MAX_FORWARD_REPLY_BYTES)
+      .toString('utf8');
+    return {
+      status: res.status,
+      ms: performance.now() - started,
+      body,
+      contentType: res.headers.get('content-type') ?? 'text/plain; charset=utf-8',
+    };
+  } catch (err) {
+    const cause = err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.name) : String(err);
+    return { error: cause === 'TimeoutError' ? `no answer in ${FORWARD_TIMEOUT_MS / 1000} s` : cause, ms: performance.now() - started };
+  }
+}
+
+/** The line's forward part: `-> forwarded 204 in 3 ms`, or the failure. */
+function forwardText(f: Forwarded): string {
+  return 'error' in f ? `  -> forward FAILED (${f.error}): 502` : `  -> forwarded ${f.status} in ${Math.round(f.ms)} ms`;
 }
 
 export interface Listener {
@@ -116,13 +169,14 @@ export function formatLine(at: Date, r: Inspected, bytes: number): string {
   return `${at.toISOString()}  ${fields.join('  ')}  ${sig}${answer}`;
 }
 
-function formatJson(at: Date, r: Inspected): string {
+function formatJson(at: Date, r: Inspected, f?: Forwarded): string {
   return JSON.stringify({
     receivedAt: at.toISOString(),
-    status: r.status,
+    status: f ? ('error' in f ? 502 : f.status) : r.status,
     signature: r.signature,
     resourceId: resourceOf(r.event) ?? null,
     event: r.event ?? null,
+    ...(f ? { forwarded: 'error' in f ? { error: f.error } : { status: f.status, ms: Math.round(f.ms) } } : {}),
   });
 }
 
@@ -165,8 +219,19 @@ export async function startListener(o: ListenOptions): Promise<Listener> {
       const raw = Buffer.concat(chunks);
       const r = inspect(raw, req.headers, o.publicKeyPem);
       const at = new Date();
-      o.write(o.json ? formatJson(at, r) : formatLine(at, r, raw.length));
-      reply(r.status, REPLY_TEXT[r.status]);
+      if (o.forwardTo === undefined || r.status !== 200) {
+        o.write(o.json ? formatJson(at, r) : formatLine(at, r, raw.length));
+        reply(r.status, REPLY_TEXT[r.status]);
+        return;
+      }
+      void forward(o.forwardTo, raw, req.headers).then((f) => {
+        o.write(o.json ? formatJson(at, r, f) : `${formatLine(at, r, raw.length)}${forwardText(f)}`);
+        if ('error' in f) reply(502, `forward to ${o.forwardTo} failed: ${f.error}`);
+        else if (f.status === 204 || f.status === 304) {
+          res.writeHead(f.status);
+          res.end();
+        } else reply(f.status, f.body, { 'content-type': f.contentType });
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@
  * `signature ok` and are answered 200; forged, tampered or unsigned requests get 401 and
  * `signature INVALID`; a signed non-envelope gets 400; --json and --public-key-file; the default
  * (sandbox) platform; usage and startup errors, the key check; SIGINT/SIGTERM stop it with exit code 0.
+ * Forwarding (`--forward-to`) is tested in process: listen-forward.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
@@ -342,6 +343,10 @@ describe('corridor webhooks listen', () => {
     await usage(['webhooks'], 'webhooks takes "listen"');
     await usage(['webhooks', 'listen', '--port', '70000'], '--port must be an integer from 0 to 65535 (got "70000")');
     await usage(['webhooks', 'listen', '--platform', 'Platform:x', '--public-key-file', 'k.pem'], 'not both');
+    await usage(
+      ['webhooks', 'listen', '--forward-to', 'ftp://localhost/x'],
+      '--forward-to must be an http:// or https:// URL (got "ftp://localhost/x")',
+    );
   }, 120_000);
 
   it('startup errors exit 1 with a clear message', async () => {
