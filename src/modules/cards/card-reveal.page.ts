@@ -3,8 +3,7 @@
  * scripts, images, fonts or other requests), every value HTML-escaped by the `html` tag. It is meant
  * to be shown in an iframe of the platform's app, as the live API's processor page is.
  */
-import { createHash } from 'node:crypto';
-import { Html, html } from '../kyc-links/kyc-links.page.ts';
+import { type Html, hostedPage, html, styleSource } from '../../http/hosted-page.ts';
 import type { Revealed, Unrevealable } from './card-reveal.service.ts';
 
 const STYLE = `
@@ -17,30 +16,12 @@ dt{color:#5b6475}dd{margin:0;font-family:ui-monospace,Menlo,Consolas,monospace;l
 .note{color:#5b6475;font-size:.85rem;margin-top:1rem}
 `;
 
-const STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
+const STYLE_SOURCE = styleSource(STYLE);
 
 /** Nothing loads but the page's own style sheet; no form, no base. Framing is allowed: the page is made for an iframe. */
 export const REVEAL_CSP = ["default-src 'none'", `style-src ${STYLE_SOURCE}`, "form-action 'none'", "base-uri 'none'"].join('; ');
 
-function layout(title: string, body: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<title>${title}</title>
-<style>${new Html(STYLE)}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.text;
-}
+const layout = (title: string, body: Html): string => hostedPage(title, STYLE, body);
 
 /** 4000 0012 3456 7890 */
 const grouped = (pan: string) => pan.replace(/(\d{4})(?=\d)/g, '$1 ');

@@ -1,36 +1,9 @@
 /**
- * The hosted verification page as HTML: self-contained (one inline style sheet, allowed by its
- * hash; no scripts, images, fonts or other requests), a plain form POST, and every value it shows
- * HTML-escaped by the `html` template tag.
+ * The hosted verification page as HTML (the shell and escaping: src/http/hosted-page.ts): a plain
+ * form POST, nothing loaded from elsewhere.
  */
-import { createHash } from 'node:crypto';
+import { Html, hostedPage, html, styleSource } from '../../http/hosted-page.ts';
 import type { Choice, OpenLink, PageCustomer, PageMode, Submitted, Unusable } from './kyc-links.service.ts';
-
-/** Markup already escaped (or written here): the only thing `html` interpolates as is. */
-export class Html {
-  constructor(readonly text: string) {}
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text safe in element content and in quoted attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-function render(v: unknown): string {
-  if (v instanceof Html) return v.text;
-  if (Array.isArray(v)) return v.map(render).join('');
-  if (v === undefined || v === null || v === false) return '';
-  return escapeHtml(String(v));
-}
-
-/** A template whose interpolations are escaped, unless they are Html (or arrays of it). */
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
-  return new Html(out);
-}
 
 const STYLE = `
 body{margin:0;background:#f4f5f7;color:#1d2330;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -46,7 +19,7 @@ button{margin-top:.5rem;padding:.6rem 1.2rem;border:0;border-radius:8px;backgrou
 `;
 
 /** The Content-Security-Policy source of STYLE (its hash: no 'unsafe-inline'). */
-const STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
+const STYLE_SOURCE = styleSource(STYLE);
 
 /**
  * The page's Content-Security-Policy: nothing loads but its own style sheet, it cannot be framed,
@@ -65,25 +38,7 @@ export function contentSecurityPolicy(redirectUri?: string): string {
   ].join('; ');
 }
 
-function layout(title: string, body: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<title>${title}</title>
-<style>${new Html(STYLE)}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.text;
-}
+const layout = (title: string, body: Html): string => hostedPage(title, STYLE, body);
 
 const statusField = (c: PageCustomer) => (c.customerType === 'BUSINESS' ? 'kybStatus' : 'kycStatus');
 const sandboxBadge = (sandbox: boolean) => (sandbox ? html`<span class="sandbox">Sandbox</span>` : '');

@@ -3,8 +3,7 @@
  * hash; no scripts, images, fonts or other requests), a plain form POST with a pass and a fail
  * button, every value HTML-escaped (the kyc-links page's `html` tag).
  */
-import { createHash } from 'node:crypto';
-import { Html, html } from '../kyc-links/kyc-links.page.ts';
+import { type Html, hostedPage, html, styleSource } from '../../http/hosted-page.ts';
 import type { PageView } from './sca.resets.service.ts';
 
 const STYLE = `
@@ -16,7 +15,7 @@ button{margin:.5rem .5rem 0 0;padding:.6rem 1.2rem;border:0;border-radius:8px;ba
 button.fail{background:#b42318}
 .note{color:#5b6475;font-size:.9rem}
 `;
-const STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
+const STYLE_SOURCE = styleSource(STYLE);
 
 /** Nothing loads but the page's own style sheet; it cannot be framed; its form posts only to itself. */
 export const LIVENESS_CSP = [
@@ -27,25 +26,7 @@ export const LIVENESS_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-function layout(title: string, body: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<title>${title}</title>
-<style>${new Html(STYLE)}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.text;
-}
+const layout = (title: string, body: Html): string => hostedPage(title, STYLE, body);
 
 const STATUS_TEXT: Record<string, string> = {
   PENDING_REVIEW: 'The liveness check was submitted and is being reviewed.',
