@@ -124,7 +124,7 @@ export async function generateDataset(o: DatasetOptions): Promise<DatasetResult>
   const platformMs = endMs - 2 * YEAR_MS - DAY_MS;
   const clock = { nowMs: () => platformMs };
   const rng = { bytes: (n: number) => r.bytes(n) };
-  const deps: Deps = { clock, rng, ids: uuidV7Ids(clock, rng) };
+  const deps: Deps = { clock, rng, secretRng: rng, ids: uuidV7Ids(clock, rng) };
   const store = openStore(
     o.store.kind === 'sqlite' ? { dataDir: o.store.dataDir } : { databaseUrl: o.store.databaseUrl, dataDir: os.tmpdir(), poolSize: 1 },
   );

@@ -57,6 +57,12 @@ export interface Config {
    * transaction per unit). See store/pg-group-commit.ts and docs/performance.md.
    */
   pgGroupCommit: number;
+  /**
+   * CORRIDOR_SEED: a deterministic run. Ids, generated account details and sandbox prices come from
+   * this seed and the clock stands still (lib/seeded-deps.ts), so the same requests get the same
+   * responses; secrets stay random. Unset: real time and real randomness.
+   */
+  seed: number | undefined;
 }
 
 /** Group commit's concurrent groups on PostgreSQL by default (docs/performance.md, issue #26). */
@@ -202,6 +208,11 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (groupsRaw !== undefined && (!/^\d+$/.test(groupsRaw) || pgGroupCommit > 16))
     problems.push(`CORRIDOR_PG_GROUP_COMMIT must be a whole number of concurrent groups from 0 (off) to 16 (got "${groupsRaw}")`);
 
+  const seedRaw = get('CORRIDOR_SEED');
+  const seed = seedRaw === undefined ? undefined : Number(seedRaw);
+  if (seedRaw !== undefined && (!/^\d{1,16}$/.test(seedRaw) || !Number.isSafeInteger(seed)))
+    problems.push(`CORRIDOR_SEED must be a non-negative integer up to ${Number.MAX_SAFE_INTEGER} (got "${seedRaw}")`);
+
   const wireNames = get('CORRIDOR_WIRE_NAMES') ?? 'spec';
   if (wireNames !== 'spec' && wireNames !== 'live') problems.push(`CORRIDOR_WIRE_NAMES must be spec or live (got "${wireNames}")`);
 
@@ -228,6 +239,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     wireNames: wireNames === 'live' ? 'live' : 'spec',
     bulkCsvMaxBytes,
     pgGroupCommit,
+    seed,
   };
 }
 

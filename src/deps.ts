@@ -23,7 +23,14 @@ export interface Ids {
 
 export interface Deps {
   clock: Clock;
+  /** Randomness that reaches responses as data: account numbers, addresses, card numbers. Seeded under CORRIDOR_SEED. */
   rng: Rng;
+  /**
+   * Randomness for what must stay unguessable: client secrets, bearer and link tokens, one-time
+   * codes, WebAuthn challenges. Never seeded (a seeded secret is a guessable one: seeds are small
+   * numbers anyone can try), so responses that carry one differ between seeded runs.
+   */
+  secretRng: Rng;
   ids: Ids;
 }
 
@@ -81,9 +88,13 @@ export function uuidV7Ids(clock: Clock, rng: Rng): Ids {
   return { uuid, next: (prefix) => `${prefix}:${uuid()}` };
 }
 
-/** Production dependencies: system clock, crypto randomness, uuid v7 ids. */
+/**
+ * Production dependencies: system clock, crypto randomness, uuid v7 ids. A test that injects `rng`
+ * gets it for secrets too (as before secretRng existed) unless it injects `secretRng` as well.
+ * CORRIDOR_SEED's deterministic set is `seededDeps` (lib/seeded-deps.ts).
+ */
 export function defaultDeps(overrides: Partial<Deps> = {}): Deps {
   const clock = overrides.clock ?? systemClock;
   const rng = overrides.rng ?? cryptoRng;
-  return { clock, rng, ids: overrides.ids ?? uuidV7Ids(clock, rng) };
+  return { clock, rng, secretRng: overrides.secretRng ?? rng, ids: overrides.ids ?? uuidV7Ids(clock, rng) };
 }

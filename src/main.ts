@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { buildApp, startBackground } from './app.ts';
 import { validatorCounts } from './http/validation.ts';
 import { BASE_PATH, ConfigError, readConfig, type Config } from './config.ts';
-import { defaultDeps } from './deps.ts';
+import { defaultDeps, type Deps } from './deps.ts';
+import { SeedRefused, seededStart } from './lib/seeded-start.ts';
 import { checkLedger } from './ledger/ledger.ts';
 import { findCurrency } from './lib/currencies.ts';
 import { bootstrapPlatform, createPlatform, platformToWire, type Environment } from './modules/platforms/platforms.service.ts';
@@ -125,7 +126,6 @@ function loadCredentials(config: Config): LocalCredentials | undefined {
 }
 
 async function start(config: Config): Promise<number> {
-  const deps = defaultDeps();
   // DATA_DIR and its files private to their owner (saying once what had to be tightened); on the
   // embedded store this process then owns DATA_DIR until it exits (a second start fails here).
   reportTightened(secureDataDir(config.dataDir));
@@ -137,6 +137,16 @@ async function start(config: Config): Promise<number> {
     pgGroups: config.pgGroupCommit,
   });
   await migrate(store);
+  // CORRIDOR_SEED: the seeded clock, ids and randomness (lib/seeded-deps.ts), chosen from what the store holds.
+  const seeded =
+    config.seed === undefined
+      ? undefined
+      : await seededStart(store.db, config.seed, Date.now()).catch(async (err: unknown) => {
+          await store.close();
+          lock?.release();
+          throw err instanceof SeedRefused ? new ConfigError(err.message) : err;
+        });
+  const deps = seeded?.deps ?? defaultDeps();
   // Refuses to start when stored secrets are sealed under a key that is not configured; seals clear
   // ones and re-seals the previous key's (README, "Secrets at rest").
   const secrets = secretBox(config);
@@ -187,6 +197,7 @@ async function start(config: Config): Promise<number> {
       `  platform:       ${boot.platform.id} (sandbox)`,
       `  API token id:   ${boot.clientId}`,
       `  client secret:  ${secretText}`,
+      ...(config.seed === undefined ? [] : [seedBanner(config.seed, deps, seeded?.fresh === true)]),
       `  docs:           ${origin}/docs   OpenAPI: ${origin}${BASE_PATH}/openapi.json`,
       '',
       'Try:',
@@ -205,6 +216,14 @@ async function start(config: Config): Promise<number> {
   await app.close();
   lock?.release();
   return 0;
+}
+
+/** The banner's line for a seeded run: what is reproducible, and from when. */
+function seedBanner(seed: number, deps: Deps, fresh: boolean): string {
+  const at = new Date(deps.clock.nowMs()).toISOString();
+  return fresh
+    ? `  seed:           ${seed} (deterministic: the clock stands at ${at}; POST /sandbox/clock/advance moves it)`
+    : `  seed:           ${seed} (the clock stands at ${at}: a store already used, so not the fresh-store run)`;
 }
 
 /** Why `listen` failed, naming the port or the host. */

@@ -58,6 +58,9 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const fiatCurrency = req.body.currency ?? 'USD';
         if (!findCurrency(fiatCurrency)) throw errors.invalidCurrency(fiatCurrency, 'currency');
         const p = { name: req.body.name, fiatCurrency, environment: req.body.environment ?? 'SANDBOX' };
+        // A seeded process's time stands still and its ids are predictable (lib/seeded-deps.ts): sandbox only.
+        if (ctx.config.seed !== undefined && p.environment === 'PRODUCTION')
+          throw errors.invalidField('environment', 'must be SANDBOX while CORRIDOR_SEED is set (a seeded process is for sandbox runs)');
         // A new tenant has no platform to open a unit on yet: the unit opens on the row it creates
         // (its write lock is uncontended, as no one else knows the id), so the creation is still one
         // transaction retried as a whole. No caller's idempotency keys apply: the route declares none.

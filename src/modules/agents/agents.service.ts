@@ -124,7 +124,7 @@ async function checkPolicy(db: Kysely<Database>, platformId: string, customerId:
 }
 
 function newDeviceCode(deps: Deps): string {
-  const bytes = deps.rng.bytes(12);
+  const bytes = deps.secretRng.bytes(12);
   const chars = [...bytes].map((b) => CODE_ALPHABET[b & 31]).join('');
   return `AGENT-${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8, 12)}`;
 }
@@ -305,7 +305,7 @@ export async function redeem(u: Unit, code: string) {
   if (row.superseded_at !== null) throw errors.invalidInput('This device code was replaced by a newer one; use the latest code');
   if (at >= row.expires_at) throw errors.invalidInput(`This device code expired at ${row.expires_at}; generate a new one`);
   if (!(await redeemDeviceCode(u.trx, hash, at))) throw errors.invalidInput('This device code was already redeemed');
-  const accessToken = `gat_${u.deps.rng.bytes(20).toString('hex')}`;
+  const accessToken = `gat_${u.deps.secretRng.bytes(20).toString('hex')}`;
   await insertToken(u.trx, { token_hash: hashSecret(accessToken), platform_id: u.platform.id, agent_id: agent.id, created_at: at });
   await updateAgent(u.trx, agent.id, { is_connected: 1, updated_at: at });
   return { agentId: agent.id, agentName: agent.name, accessToken, policy: policyOf(agent) };

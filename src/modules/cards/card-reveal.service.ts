@@ -40,7 +40,7 @@ export async function revealCard(
   const card = await findCard(u.trx, u.platform.id, cardId);
   if (!card) throw cardErrors.notFound(cardId);
   if ((card.state !== 'ACTIVE' && card.state !== 'FROZEN') || card.pan === null) throw cardErrors.nothingToReveal(card.state);
-  const token = u.deps.rng.bytes(TOKEN_BYTES).toString('base64url');
+  const token = u.deps.secretRng.bytes(TOKEN_BYTES).toString('base64url');
   const expiresAt = iso(u.nowMs + REVEAL_TTL_MS);
   await insertReveal(u.trx, {
     token_hash: tokenHash(token),

@@ -24,7 +24,7 @@ function mac(saltHex: string, code: string): Buffer {
 
 /** The stored form of `code`, under a fresh random salt. */
 export function codeDigest(u: Unit, code: string): string {
-  const salt = u.deps.rng.bytes(16).toString('hex');
+  const salt = u.deps.secretRng.bytes(16).toString('hex');
   return `v1$${salt}$${mac(salt, code).toString('hex')}`;
 }
 

@@ -176,7 +176,7 @@ function inviterCurrency(platform: PlatformRow, currenciesJson: string): string 
 
 async function freshCode(u: Unit): Promise<string> {
   for (let i = 0; i < CODE_DRAWS; i++) {
-    const code = newInvitationCode(u.deps.rng);
+    const code = newInvitationCode(u.deps.secretRng);
     if (!(await codeInUse(u.trx, code))) return code;
   }
   throw new Error(`no unused invitation code in ${CODE_DRAWS} draws: is the random source broken?`);

@@ -137,7 +137,7 @@ export async function createKycLink(u: Unit, customerId: string, body: KycLinkCr
     );
   }
   const redirectUri = body.redirectUri === undefined ? null : checkRedirectUri(body.redirectUri, u.platform);
-  const token = u.deps.rng.bytes(TOKEN_BYTES).toString('base64url');
+  const token = u.deps.secretRng.bytes(TOKEN_BYTES).toString('base64url');
   const expiresAt = iso(u.nowMs + KYC_LINK_TTL_MS);
   await insertKycLink(u.trx, {
     token_hash: tokenHash(token),

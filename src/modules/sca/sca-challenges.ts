@@ -96,7 +96,7 @@ export function newChallengeRow(
     factor: input.factor,
     available_factors: JSON.stringify(input.availableFactors),
     code_digest: input.factor === 'SMS_OTP' ? newSmsCodeDigest(u) : null,
-    passkey_challenge: input.factor === 'PASSKEY' ? u.deps.rng.bytes(32).toString('hex') : null,
+    passkey_challenge: input.factor === 'PASSKEY' ? u.deps.secretRng.bytes(32).toString('hex') : null,
     status: 'PENDING',
     failed_attempts: 0,
     sends: input.factor === 'SMS_OTP' ? 1 : 0,

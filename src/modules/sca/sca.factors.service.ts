@@ -98,7 +98,7 @@ export async function startEnrollment(u: Unit, customerId: string, type: 'TOTP' 
   }
   if (activeFactor(rows, 'PASSKEY')) throw scaErrors.passkeyAlreadyEnrolled();
   const row = await pendingRow(u, rows, customer.id, 'PASSKEY');
-  const challenge = u.deps.rng.bytes(32).toString('base64url');
+  const challenge = u.deps.secretRng.bytes(32).toString('base64url');
   await insertFactor(u.trx, { ...row, registration_challenge: challenge });
   const rpId = advertisedRpId(u);
   return {

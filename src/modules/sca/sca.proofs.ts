@@ -23,7 +23,7 @@ export const SANDBOX_SCA_CODE = '123456';
  * is never delivered (Corridor has no SMS gateway) nor kept in clear.
  */
 export function newSmsCodeDigest(u: Unit): string {
-  const code = isSandbox(u.platform) ? SANDBOX_SCA_CODE : String(u.deps.rng.bytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
+  const code = isSandbox(u.platform) ? SANDBOX_SCA_CODE : String(u.deps.secretRng.bytes(4).readUInt32BE(0) % 1_000_000).padStart(6, '0');
   return codeDigest(u, code);
 }
 
@@ -38,7 +38,7 @@ const TOTP_DIGITS = 6;
 
 /** A fresh 20-byte TOTP secret, as base32 (what is stored, sealed) and hex (the live `secret`). */
 export function newTotpSecret(u: Unit): { base32: string; hex: string } {
-  const secret = new Secret({ buffer: new Uint8Array(u.deps.rng.bytes(20)).buffer });
+  const secret = new Secret({ buffer: new Uint8Array(u.deps.secretRng.bytes(20)).buffer });
   return { base32: secret.base32, hex: secret.hex.toLowerCase() };
 }
 
@@ -99,7 +99,7 @@ const RECOVERY_CODES = 8;
 export function newRecoveryCodes(u: Unit): { codes: string[]; digests: string[] } {
   const codes: string[] = [];
   for (let i = 0; i < RECOVERY_CODES; i++) {
-    const bytes = u.deps.rng.bytes(12);
+    const bytes = u.deps.secretRng.bytes(12);
     const chars = [...bytes].map((b) => RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length]).join('');
     codes.push(`${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8, 12)}`);
   }

@@ -66,7 +66,7 @@ export async function startReset(u: Unit, customerId: string, factor: ScaFactorV
   if (starts.length >= MAX_RESET_STARTS) {
     throw scaErrors.resetsLimited(MAX_RESET_STARTS, Date.parse(starts[0]!) + RESET_RATE_WINDOW_MS, u.nowMs);
   }
-  const token = u.deps.rng.bytes(32).toString('base64url');
+  const token = u.deps.secretRng.bytes(32).toString('base64url');
   const row: ScaResetRow = {
     id: u.deps.ids.next('TwoFactorReset'),
     platform_id: u.platform.id,

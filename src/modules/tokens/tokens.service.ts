@@ -33,7 +33,7 @@ export function newClientId(deps: Deps): string {
 
 /** A new client secret: 32 random bytes, base64url. */
 export function newClientSecret(deps: Deps): string {
-  return `sk_${deps.rng.bytes(32).toString('base64url')}`;
+  return `sk_${deps.secretRng.bytes(32).toString('base64url')}`;
 }
 
 /**
