@@ -52,6 +52,8 @@
  *   the platform while a reset holds or awaits it (they take row locks, and must not wait with them
  *   held); recording, replay, recover and the sandbox TEST event wait for it. An attempt whose event
  *   a reset deleted while it was in flight leaves no `webhook_attempts` row.
+ * - Fault injection (sandbox platforms, `dropDelivery`): a dropped attempt sends nothing and is
+ *   logged as failed ("dropped by fault injection"), then retried like any failed attempt.
  */
 import type { Kysely } from 'kysely';
 import type { Clock, Ids } from '../deps.ts';
@@ -93,6 +95,8 @@ const PATIENCE_MS = 250;
 const CHAIN_LENGTH = { postgres: 10, sqlite: 1 } as const;
 /** How often the background loop sweeps parked events whose turn has come (see the module comment). */
 const UNPARK_SWEEP_MS = 1_000;
+/** The error of an attempt that sandbox fault injection dropped (no request was sent). */
+export const DROPPED = 'dropped by fault injection';
 /** How long `drain(platformId)` waits for attempts other workers have in flight. */
 const DRAIN_WAIT_MS = REQUEST_TIMEOUT_MS + 5_000;
 
@@ -113,6 +117,12 @@ export interface DelivererOptions {
   slots?: SlotLimits;
   pollIntervalMs?: number;
   onError?: (err: unknown) => void;
+  /**
+   * Sandbox fault injection (modules/sandbox/faults.inject.ts): whether to drop this attempt of an
+   * event of `eventType` of the platform, at platform time `platformNowMs`. A dropped attempt sends
+   * nothing and is recorded as failed, so it is retried on the usual schedule.
+   */
+  dropDelivery?: (platformId: string, eventType: string, platformNowMs: number) => Promise<boolean>;
 }
 
 export class WebhookDeliverer {
@@ -313,7 +323,9 @@ export class WebhookDeliverer {
     const at = iso(this.o.clock.nowMs() + c.offsetMs);
     let result: AttemptResult;
     try {
-      result = await this.post(c, at);
+      result = (await this.o.dropDelivery?.(c.event.platform_id, c.event.type, Date.parse(at)))
+        ? { url: c.target.url, status: null, body: null, error: DROPPED, latencyMs: 0 }
+        : await this.post(c, at);
     } catch (err) {
       // Signing or building the request failed (not the receiver): count it as a failed attempt.
       result = { url: c.target.url, status: null, body: null, error: err instanceof Error ? err.message : String(err), latencyMs: 0 };

@@ -11,6 +11,8 @@ import type { Database } from '../../store/schema.ts';
  * not replaced) are kept.
  */
 export const RESETTABLE_TABLES = [
+  // Fault rules go with the rest: a reset puts the sandbox back to its defaults, faults off (issue #25).
+  'sandbox_faults',
   'card_reveals',
   'card_events',
   'card_transactions',

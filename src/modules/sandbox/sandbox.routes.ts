@@ -9,6 +9,7 @@ import type { AttemptResult } from '../../webhook-delivery/deliverer.ts';
 import { runExclusiveUnit, runUnit } from '../../unit.ts';
 import { InternalAccountSchema } from '../internal-accounts/internal-accounts.schemas.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
+import { faultCache } from './faults.cache.ts';
 import { advanceClock, fundInternalAccount, resetPlatform, SandboxClockSchema, sandboxClock } from './sandbox.service.ts';
 
 const TAG = 'Sandbox';
@@ -122,7 +123,7 @@ export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: "Wipe the platform's customers, accounts and history; tokens and configuration stay (Corridor extension)",
           description:
             "Deletes the platform's customers (with their accounts), external accounts, quotes, transactions, ledger entries, webhook events, " +
-            "jobs, agents and wallet credentials. The platform's own internal accounts are emptied but keep their ids, and the sandbox clock " +
+            "jobs, agents, wallet credentials and fault-injection rules. The platform's own internal accounts are emptied but keep their ids, and the sandbox clock " +
             'returns to real time. Requests of the platform in flight finish first; those arriving meanwhile wait for the reset.',
           response: { 204: { type: 'null', description: 'Reset' }, ...errorResponses(401, 403) },
         },
@@ -131,6 +132,8 @@ export function sandboxRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         // The one exclusive unit: it waits for the platform's writes in flight and holds off new ones.
         // The platform row is read inside it, after the lock (its settings as they now are).
         await runExclusiveUnit(ctx, platformOf(req).platform.id, resetPlatform);
+        // The reset deleted the platform's fault rules: this process stops applying them now.
+        faultCache(ctx.db).invalidate();
         return reply.code(204).send();
       },
     );
