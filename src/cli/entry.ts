@@ -18,6 +18,11 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   const help = await helpCommand(argv);
   if (help !== undefined) return help;
   if (argv[0] === 'wallet') return walletCommand(argv.slice(1));
+  // `trigger` and `fixtures` are HTTP clients of a running server: no store, no server code.
+  if (argv[0] === 'trigger' || argv[0] === 'fixtures') {
+    const { clientCommand } = await import('./trigger.ts');
+    return clientCommand(argv);
+  }
   const [{ main }, { usePrecompiledValidators }, { usePrebuiltOpenApi }] = await Promise.all([
     import('../main.ts'),
     import('../http/validation.ts'),

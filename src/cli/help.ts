@@ -15,6 +15,9 @@ Commands:
   ledger-check [--platform PLATFORM_ID]   recompute balances from postings; exit 1 on any difference
   webhooks listen [--port 8081] [--host 127.0.0.1] [--platform PLATFORM_ID | --public-key-file F] [--json] [--forward-to URL]
                                           receive webhooks locally: check each signature, print each event
+  trigger EVENT_TYPE [--url URL]          make a webhook event happen for real on a running server (sandbox)
+  fixtures load FILE.json | export [--out FILE] [--url URL]
+                                          load or export customers, accounts and balances (sandbox)
   wallet keygen|encrypt-otp|stamp|decrypt-bundle …
                                           embedded-wallet client helpers (see: corridor wallet help)
 
@@ -103,6 +106,35 @@ answering 200, or 401 to a missing or bad signature. Point the platform at the U
 
 ${STORE_ENV}`,
 };
+
+const CLIENT_ENV = `It talks to a running server over HTTP: --url URL (default http://127.0.0.1:$PORT, PORT 8080).
+Credentials: CORRIDOR_CLIENT_ID (or CORRIDOR_TOKEN_ID) and CORRIDOR_CLIENT_SECRET, else the
+credentials "corridor start" saved in DATA_DIR (./.corridor). Sandbox platforms only.`;
+
+Object.assign(HELP, {
+  trigger: `Usage: corridor trigger EVENT_TYPE [--url URL]
+
+Make a webhook event happen for real (POST /sandbox/trigger): the server creates what the event
+needs (a customer, accounts, funding, a quote steered by the sandbox magic values …) through the
+same code as the API, runs it, and sends the webhook. Prints the event id and the ids it created.
+OUTGOING_PAYMENT.EXPIRED moves the platform's sandbox clock 5 minutes. Exit 1 when the server
+refuses (e.g. an event type that cannot be triggered: the answer lists those that can).
+
+  e.g. corridor trigger OUTGOING_PAYMENT.FAILED      (case does not matter)
+
+${CLIENT_ENV}`,
+  fixtures: `Usage: corridor fixtures load FILE.json [--url URL]
+       corridor fixtures export [--out FILE] [--url URL]
+
+  load     create the file's customers, balances and external accounts in one transaction
+           (POST /sandbox/fixtures; all or nothing) and print the ids they got
+  export   write the platform's customers, balances and external accounts as such a file
+           (GET /sandbox/fixtures) to stdout, or to FILE with --out
+
+The format is docs/fixtures.schema.json (README, "Triggering events and loading fixtures").
+
+${CLIENT_ENV}`,
+});
 
 /** Whether `--help`/`-h` is among the arguments (before a `--`). */
 export function helpRequested(argv: string[]): boolean {
