@@ -138,6 +138,7 @@ export function installAuth(
   adminToken: string | undefined,
   cache?: AuthCache,
   agents?: AgentLookup,
+  operator?: OperatorLookup,
 ): void {
   app.addHook('onRoute', declaredAuth);
   app.decorateRequest('platformAuth', null);
@@ -150,6 +151,9 @@ export function installAuth(
       if (kind === 'admin') authenticateAdmin(req, adminToken);
       if (kind === 'agent') return void authenticateAgent(req, agents).then(() => done(), done);
       if (kind !== 'platform') return done();
+      // Operator mode (the dashboard): checked before the cache, which is keyed by the Authorization header alone.
+      if (req.headers[OPERATOR_PLATFORM_HEADER] !== undefined)
+        return void authenticateOperator(req, adminToken, operator).then((auth) => done(authorize(req, auth)), done);
       const hit = cachedPlatformAuth(req, cache);
       if (hit) return done(authorize(req, hit));
       authenticatePlatform(req, tokens, cache).then((auth) => done(authorize(req, auth)), done);
@@ -157,6 +161,48 @@ export function installAuth(
       done(err as Error);
     }
   });
+}
+
+export interface OperatorLookup {
+  /** The platform with this id, or undefined. */
+  findPlatform(id: string): Promise<PlatformRow | undefined>;
+}
+
+/** The header naming the platform an operator (admin bearer) acts on, on platform routes. */
+export const OPERATOR_PLATFORM_HEADER = 'x-corridor-platform';
+
+/**
+ * Operator mode: `Authorization: Bearer <CORRIDOR_ADMIN_TOKEN>` plus `X-Corridor-Platform: <id>` on a
+ * platform route acts as that platform — every permission on a SANDBOX platform, VIEW only on a
+ * PRODUCTION one (the operator reads production data, but moves no money there). The header with
+ * any other credential is refused (403), so no API token reaches beyond its own platform. The
+ * result is never cached: the cache is keyed by the Authorization header, which names no platform.
+ */
+async function authenticateOperator(
+  req: FastifyRequest,
+  adminToken: string | undefined,
+  operator: OperatorLookup | undefined,
+): Promise<PlatformAuth> {
+  const header = req.headers.authorization ?? '';
+  if (header === '') throw errors.unauthorized();
+  if (!/^Bearer /i.test(header)) throw errors.forbidden('X-Corridor-Platform is accepted only with the operator (admin) token');
+  authenticateAdmin(req, adminToken);
+  const id = req.headers[OPERATOR_PLATFORM_HEADER];
+  const found = typeof id === 'string' && id.length <= 200 && operator ? await operator.findPlatform(id) : undefined;
+  if (!found) throw errors.notFound('Platform', typeof id === 'string' ? id.slice(0, 200) : '');
+  const permissions: Permission[] = found.environment === 'SANDBOX' ? [...PERMISSIONS] : ['VIEW'];
+  const token: ApiTokenRow = {
+    id: 'Operator',
+    platform_id: found.id,
+    name: 'operator (CORRIDOR_ADMIN_TOKEN)',
+    client_id: '',
+    secret_hash: '',
+    permissions: JSON.stringify(permissions),
+    is_bootstrap: 0,
+    created_at: found.created_at,
+    updated_at: found.updated_at,
+  };
+  return { platform: found, token, permissions };
 }
 
 /** Records the caller and checks the route's permission; returns the error to fail with, if any. */

@@ -25,6 +25,8 @@ import { m0022Sca } from './0022_sca.ts';
 import { m0023Cards } from './0023_cards.ts';
 import { m0024Stablecoins } from './0024_stablecoins.ts';
 import { m0025QuoteSca } from './0025_quote_sca.ts';
+import { m0026SandboxFaults } from './0026_sandbox_faults.ts';
+import { m0027PostingsByAccount } from './0027_postings_by_account.ts';
 
 export interface Migration {
   name: string;
@@ -58,4 +60,6 @@ export const migrations: Migration[] = [
   m0023Cards,
   m0024Stablecoins,
   m0025QuoteSca,
+  m0026SandboxFaults,
+  m0027PostingsByAccount,
 ];
