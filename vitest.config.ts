@@ -41,6 +41,11 @@ const SLOW: Record<string, number> = {
   'test/payments/restart.test.ts': 4, // a restart on the same store with payments pending
   'test/bulk-import/crash.test.ts': 10, // a child process SIGKILLed in the middle of a bulk import
   'test/kyc-links/browser.test.ts': 10, // headless Chromium (playwright-core) through the hosted KYC page
+  'test/docs/browser.test.ts': 35, // headless Chromium rendering /docs (Swagger UI over the whole document)
+  'test/seed/seeded-runs.test.ts': 25, // CORRIDOR_SEED: fresh `corridor start` processes run one script, transcripts compared
+  'test/dashboard/browser.test.ts': 20, // headless Chromium (playwright-core) through every dashboard view
+  'test/devtools/cli.test.ts': 10, // `corridor trigger` and `corridor fixtures` as child processes against a server
+  'test/devtools/trigger.test.ts': 15, // every triggerable event made to happen for real and received
 };
 
 /** PostgreSQL-only: several processes on one database (README, scale-out), the PostgreSQL driver. */

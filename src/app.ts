@@ -5,6 +5,8 @@
  */
 import swagger from '@fastify/swagger';
 import { prebuiltOpenApi } from './http/openapi-document.ts';
+import { enrichOpenApi } from './http/openapi-enrich.ts';
+import { docsPages, docsUiOptions } from './http/openapi-ui.ts';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -32,6 +34,10 @@ import { beneficialOwnerRoutes } from './modules/kyc/beneficial-owners.routes.ts
 import { documentRoutes } from './modules/kyc/documents.routes.ts';
 import { verificationRoutes } from './modules/kyc/verifications.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
+import { faultRoutes } from './modules/sandbox/faults.routes.ts';
+import { deliveryFaults, installFaultInjection } from './modules/sandbox/faults.inject.ts';
+import { triggerRoutes } from './modules/devtools/trigger.routes.ts';
+import { fixtureRoutes } from './modules/devtools/fixtures.routes.ts';
 import { paymentRoutes } from './modules/payments/payments.routes.ts';
 import { healthRoutes } from './modules/system/system.routes.ts';
 import { findTokenWithPlatform } from './modules/tokens/tokens.repo.ts';
@@ -53,6 +59,9 @@ import { scaRoutes } from './modules/sca/sca.routes.ts';
 import { cardRoutes } from './modules/cards/cards.routes.ts';
 import { stablecoinRoutes } from './modules/stablecoins/stablecoins.routes.ts';
 import { WebhookDeliverer } from './webhook-delivery/deliverer.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import { dashboardApiRoutes, operatorRoutes } from './dashboard/dashboard-api.routes.ts';
+import { getPlatform } from './modules/platforms/platforms.repo.ts';
 import { openApiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './webhook-delivery/catalogue.ts';
 import { toLiveNames } from './lib/wire-names.ts';
 
@@ -97,6 +106,8 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     allowPrivate: config.webhookAllowPrivate,
     liveNames: config.wireNames === 'live',
     onError: (err) => app.log.error({ err }, 'webhook delivery loop failed'),
+    // Sandbox fault injection: dropped deliveries (modules/sandbox/faults.inject.ts).
+    dropDelivery: deliveryFaults(store.db, deps),
   });
   installReplyHooks(ctx);
 
@@ -144,9 +155,20 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
   });
   // SQLite is single-process, so verified credentials can be cached (see auth-cache.ts).
   const authCache = store.kind === 'sqlite' ? new AuthCache() : undefined;
-  installAuth(app, { findByClientId: (id) => findTokenWithPlatform(store.db, id) }, config.adminToken, authCache, {
-    findByTokenHash: (h) => findAgentByTokenHash(store.db, h),
-  });
+  installAuth(
+    app,
+    { findByClientId: (id) => findTokenWithPlatform(store.db, id) },
+    config.adminToken,
+    authCache,
+    {
+      findByTokenHash: (h) => findAgentByTokenHash(store.db, h),
+    },
+    { findPlatform: (id) => getPlatform(store.db, id) },
+  );
+
+  // Sandbox fault injection (POST /sandbox/faults): after auth's hook (it reads the caller's platform),
+  // before the routes (it collects the ones a rule may name).
+  const faults = installFaultInjection(app, store.db, deps, BASE_PATH);
 
   // Routes whose body may be left out (config.optionalBody): the document says so, as the live API
   // does; one whose body has no fields declares none (the live API has none there).
@@ -171,7 +193,8 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
           if (op.requestBody && optionalBodies.has(`${method} ${path}`)) op.requestBody.required = false;
         }
       }
-      return openapiObject;
+      // Enums, response descriptions, examples, the magic values' link (http/openapi-enrich.ts).
+      return enrichOpenApi(openapiObject);
     },
     openapi: {
       openapi: '3.1.0',
@@ -196,10 +219,18 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // /docs shows the served document itself, dressed for Corridor (http/openapi-ui.ts).
+  await app.register(
+    swaggerUi,
+    docsUiOptions(() => (openApiJson ??= openApiDocument())),
+  );
+  await app.register(docsPages);
 
   await app.register(healthRoutes(ctx));
   await app.register(adminRoutes(ctx));
+  // The local dashboard (issue #25): static files on /dashboard* only, its operator list under /_admin.
+  await app.register(dashboardRoutes());
+  await app.register(operatorRoutes(ctx));
   await app.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
@@ -217,6 +248,9 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(documentRoutes(ctx));
       await api.register(verificationRoutes(ctx));
       await api.register(sandboxRoutes(ctx));
+      await api.register(faultRoutes(ctx, faults));
+      await api.register(triggerRoutes(ctx));
+      await api.register(fixtureRoutes(ctx));
       await api.register(paymentRoutes(ctx));
       await api.register(webhookRoutes(ctx));
       await api.register(authRoutes(ctx));
@@ -233,6 +267,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       await api.register(scaRoutes(ctx));
       await api.register(cardRoutes(ctx));
       await api.register(stablecoinRoutes(ctx));
+      await api.register(dashboardApiRoutes(ctx));
     },
     { prefix: BASE_PATH },
   );
