@@ -64,3 +64,16 @@ export function Section({ title, children }: { title: string; children: Componen
 }
 
 export const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '—' : JSON.stringify(v));
+
+/** A table's header row: one cell per column name. */
+export function Head({ cols }: { cols: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th key={c}>{c}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { get, type Session, type Wire } from '../api.ts';
 import { usePaged, usePolled } from '../hooks.ts';
-import { ErrorLine, Money, Pager, Section, str, Time } from '../ui.tsx';
+import { ErrorLine, Head, Money, Pager, Section, str, Time } from '../ui.tsx';
 
 export function InternalAccounts({ s }: { s: Session }) {
   const platform = usePolled(() => get<{ data: Wire[] }>(s, '/platform/internal-accounts'), 'platform-accounts');
@@ -26,17 +26,7 @@ export function InternalAccounts({ s }: { s: Session }) {
         </td>
       </tr>
     ));
-  const head = (
-    <thead>
-      <tr>
-        <th>Account</th>
-        <th>Owner</th>
-        <th>Type</th>
-        <th>Available</th>
-        <th>Total</th>
-      </tr>
-    </thead>
-  );
+  const head = <Head cols={['Account', 'Owner', 'Type', 'Available', 'Total']} />;
   return (
     <Section title="Internal accounts">
       <ErrorLine error={platform.error ?? customers.error} />
@@ -115,18 +105,7 @@ export function ExternalAccounts({ s }: { s: Session }) {
         </tr>
       );
     });
-  const head = (
-    <thead>
-      <tr>
-        <th>Account</th>
-        <th>Owner</th>
-        <th>Type</th>
-        <th>Currency</th>
-        <th>Identifier</th>
-        <th>Status</th>
-      </tr>
-    </thead>
-  );
+  const head = <Head cols={['Account', 'Owner', 'Type', 'Currency', 'Identifier', 'Status']} />;
   return (
     <Section title="External accounts">
       <ErrorLine error={platform.error ?? customers.error} />

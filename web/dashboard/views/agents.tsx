@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { post, type Session, type Wire } from '../api.ts';
 import { usePaged } from '../hooks.ts';
-import { ErrorLine, Pager, Section, Status, str, Time } from '../ui.tsx';
+import { ErrorLine, Head, Pager, Section, Status, str, Time } from '../ui.tsx';
 
 export function Agents({ s }: { s: Session }) {
   const agents = usePaged<Wire>(s, '/agents');
@@ -27,16 +27,7 @@ export function Agents({ s }: { s: Session }) {
     <Section title="Agents">
       <ErrorLine error={agents.error ?? approvals.error} />
       <table data-testid="agents">
-        <thead>
-          <tr>
-            <th>Agent</th>
-            <th>Name</th>
-            <th>Customer</th>
-            <th>Connected</th>
-            <th>Paused</th>
-            <th>Created</th>
-          </tr>
-        </thead>
+        <Head cols={['Agent', 'Name', 'Customer', 'Connected', 'Paused', 'Created']} />
         <tbody>
           {agents.data?.data.map((a) => (
             <tr key={a.id}>

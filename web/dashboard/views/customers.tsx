@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { get, type PageOf, type Session, type Wire } from '../api.ts';
 import { usePaged, usePolled } from '../hooks.ts';
-import { ErrorLine, Money, Pager, Section, Status, str, Time } from '../ui.tsx';
+import { ErrorLine, Head, Money, Pager, Section, Status, str, Time } from '../ui.tsx';
 
 const nameOf = (c: Wire) => str(c.fullName ?? (c.businessInfo as { legalName?: string } | undefined)?.legalName ?? c.platformCustomerId);
 
@@ -13,15 +13,7 @@ export function Customers({ s }: { s: Session }) {
     <Section title="Customers">
       <ErrorLine error={list.error} />
       <table data-testid="customers">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Platform customer id</th>
-            <th>Type</th>
-            <th>KYC / KYB</th>
-            <th>Created</th>
-          </tr>
-        </thead>
+        <Head cols={['Name', 'Platform customer id', 'Type', 'KYC / KYB', 'Created']} />
         <tbody>
           {list.data?.data.map((c) => (
             <tr key={c.id} class={open === c.id ? 'selected' : ''} onClick={() => setOpen(open === c.id ? undefined : c.id)}>
@@ -55,14 +47,7 @@ function CustomerAccounts({ s, customerId }: { s: Session; customerId: string })
       <h3>Accounts of {customerId}</h3>
       <ErrorLine error={accounts.error} />
       <table>
-        <thead>
-          <tr>
-            <th>Account</th>
-            <th>Type</th>
-            <th>Available</th>
-            <th>Total</th>
-          </tr>
-        </thead>
+        <Head cols={['Account', 'Type', 'Available', 'Total']} />
         <tbody>
           {accounts.data?.data.map((a) => (
             <tr key={a.id}>

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { get, type PageOf, type Session, type Wire } from '../api.ts';
 import { usePaged, usePolled } from '../hooks.ts';
-import { ErrorLine, Money, Pager, Section, Status, str, Time } from '../ui.tsx';
+import { ErrorLine, Head, Money, Pager, Section, Status, str, Time } from '../ui.tsx';
 
 export function Transactions({ s }: { s: Session }) {
   const list = usePaged<Wire>(s, '/transactions');
@@ -15,16 +15,7 @@ export function Transactions({ s }: { s: Session }) {
     <Section title="Transactions">
       <ErrorLine error={list.error} />
       <table data-testid="transactions">
-        <thead>
-          <tr>
-            <th>Transaction</th>
-            <th>Type</th>
-            <th>Status</th>
-            <th>Sent</th>
-            <th>Received</th>
-            <th>Created</th>
-          </tr>
-        </thead>
+        <Head cols={['Transaction', 'Type', 'Status', 'Sent', 'Received', 'Created']} />
         <tbody>
           {list.data?.data.map((t) => (
             <tr key={t.id} data-id={t.id} class={open === t.id ? 'selected' : ''} onClick={() => setOpen(open === t.id ? undefined : t.id)}>

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { get, post, type Session, type Wire } from '../api.ts';
 import { usePaged, usePolled } from '../hooks.ts';
-import { ErrorLine, Pager, Section, Status, str, Time } from '../ui.tsx';
+import { ErrorLine, Head, Pager, Section, Status, str, Time } from '../ui.tsx';
 
 export function Webhooks({ s }: { s: Session }) {
   const list = usePaged<Wire>(s, '/webhooks/deliveries');
@@ -11,16 +11,7 @@ export function Webhooks({ s }: { s: Session }) {
     <Section title="Webhook deliveries">
       <ErrorLine error={list.error} />
       <table data-testid="deliveries">
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Type</th>
-            <th>Resource</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Created</th>
-          </tr>
-        </thead>
+        <Head cols={['Event', 'Type', 'Resource', 'Status', 'Attempts', 'Created']} />
         <tbody>
           {list.data?.data.map((d) => (
             <tr key={d.id} data-id={d.id} class={open === d.id ? 'selected' : ''} onClick={() => setOpen(open === d.id ? undefined : d.id)}>
@@ -75,16 +66,7 @@ function Delivery({ s, id }: { s: Session; id: string }) {
       </button>
       {note ? <span class="note">{note}</span> : null}
       <table data-testid="attempts">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>At</th>
-            <th>URL</th>
-            <th>Status</th>
-            <th>Latency</th>
-            <th>Response</th>
-          </tr>
-        </thead>
+        <Head cols={['#', 'At', 'URL', 'Status', 'Latency', 'Response']} />
         <tbody>
           {attempts.map((a) => (
             <tr key={String(a.attempt)}>
