@@ -48,3 +48,17 @@ it('leaves an INSERT with RETURNING, ON CONFLICT or a literal alone', () => {
 it('sends a platform lock once per key', () => {
   expect(coalesce([lock(7), lock(7), lock(8), lock(7)])).toEqual([lock(7), lock(8)]);
 });
+
+it('renumbers two-digit placeholders, and gives the same answer when it has seen the text before', () => {
+  const cols = Array.from({ length: 11 }, (_, i) => `"c${i}"`).join(', ');
+  const marks = (from: number) => Array.from({ length: 11 }, (_, i) => `$${from + i}`).join(', ');
+  const wide = (n: number) => ({ sql: `${DEFERRED}insert into "w" (${cols}) values (${marks(1)})`, values: Array(11).fill(n) });
+  const expected = [
+    {
+      sql: `${DEFERRED}insert into "w" (${cols}) values (${marks(1)}), (${marks(12)}), (${marks(23)})`,
+      values: [...Array(11).fill(1), ...Array(11).fill(2), ...Array(11).fill(3)],
+    },
+  ];
+  expect(coalesce([wide(1), wide(2), wide(3)])).toEqual(expected);
+  expect(coalesce([wide(1), wide(2), wide(3)])).toEqual(expected);
+});
