@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // CI: Corridor works as a package. Packs this checkout (`npm pack`, which compiles dist/ first),
 // installs the tarball into an empty temporary folder from the registry (or npm's cache), and runs
-// `npx corridor --help` and `npx corridor start` there: the server must answer /healthz within 30 s
-// and stop cleanly on SIGTERM. Exits 1 saying which step failed.
+// `npx corridor --help` and `npx corridor start` there: the server must answer /healthz within 30 s,
+// serve the dashboard and the API reference from the package's own files, and stop cleanly on
+// SIGTERM. Exits 1 saying which step failed.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -67,10 +68,25 @@ while (Date.now() < deadline && child.exitCode === null) {
   }
   await new Promise((r) => setTimeout(r, 100));
 }
+// The pages the package ships beside the server (dist/dashboard/, the prebuilt OpenAPI document).
+const pages = [];
+if (health) {
+  for (const [page, type] of [
+    ['/dashboard/', 'text/html'],
+    ['/dashboard/app.js', 'javascript'],
+    ['/docs/sandbox-magic-values', 'text/html'],
+    ['/2025-10-13/openapi.json', 'application/json'],
+  ]) {
+    const res = await fetch(`http://127.0.0.1:${port}${page}`).catch((err) => ({ ok: false, status: String(err), headers: new Headers() }));
+    const got = res.headers.get('content-type') ?? '';
+    if (!res.ok || !got.includes(type)) pages.push(`${page} answered ${res.status} ${got}`);
+  }
+}
 // npx does not pass signals on: stop the whole group it started.
 process.kill(-child.pid, 'SIGTERM');
 await new Promise((r) => child.once('exit', r));
 if (!health) fail(`npx corridor start did not answer /healthz within 30 s:\n${output}`);
+if (pages.length > 0) fail(`the packaged server did not serve its pages: ${pages.join('; ')}`);
 console.log(
   `pack-check: npx corridor start answered /healthz ${JSON.stringify(health)}; done in ${Math.round((Date.now() - started) / 1000)} s`,
 );
