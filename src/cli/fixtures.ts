@@ -36,7 +36,8 @@ export async function fixturesCommand(args: string[]): Promise<number> {
     if (positionals.length !== 0) throw new CliUsageError('fixtures export takes no file argument (use --out FILE)');
     const out = values.out;
     const res = await callApi(apiTarget(values.url), 'GET', '/sandbox/fixtures');
-    return report(res, out === undefined ? undefined : (s) => fs.writeFileSync(out, s));
+    // Owner-only (0600, as credentials.json): the file holds customers' names, birth dates, addresses and bank account numbers.
+    return report(res, out === undefined ? undefined : (s) => fs.writeFileSync(out, s, { mode: 0o600 }));
   }
   throw new CliUsageError('fixtures takes "load" or "export"');
 }

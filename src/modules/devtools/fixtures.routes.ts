@@ -6,8 +6,9 @@ import { errors } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { created, write } from '../../http/write.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
-import { FixtureLoadResultSchema, FixtureSchema } from './fixtures.schemas.ts';
-import { exportFixture, loadFixture } from './fixtures.service.ts';
+import { needsTransact } from './devtools.errors.ts';
+import { FixtureLoadResultSchema, FixtureSchema, MAX_FIXTURE_ENTRIES } from './fixtures.schemas.ts';
+import { exportFixture, fixtureFunds, loadFixture } from './fixtures.service.ts';
 
 export function fixtureRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -18,7 +19,8 @@ export function fixtureRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/sandbox/fixtures',
       {
-        config: { auth: 'platform', permission: 'TRANSACT' },
+        // Customers and external accounts are MANAGE's to create; balances are fundings, TRANSACT's (checked below).
+        config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
           operationId: 'sandboxLoadFixtures',
           tags: ['Sandbox'],
@@ -26,12 +28,16 @@ export function fixtureRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           description:
             'The body is a fixture file (docs/fixtures.schema.json; `corridor fixtures load`). Everything is created in one transaction: ' +
             'an error in any entry (a 400 naming it, e.g. customers.2.customer.fullName) writes nothing. Balances are funded from the ' +
-            "sandbox issuer through the ledger, as POST /sandbox/internal-accounts/{id}/fund does, and add to what an account holds. A UMA address moves to this platform's umaDomain.",
+            "sandbox issuer through the ledger, as POST /sandbox/internal-accounts/{id}/fund does, and add to what an account holds. A UMA address moves to this platform's umaDomain. " +
+            `At most ${MAX_FIXTURE_ENTRIES} entries (customers, external accounts and balances) per load. A file with balances needs TRANSACT as well (403 FORBIDDEN, details.missing).`,
           body: FixtureSchema,
           response: { 201: FixtureLoadResultSchema, ...errorResponses(400, 401, 403, 409) },
         },
       },
-      async (req, reply) => write(ctx, req, reply, async (u) => created(await loadFixture(u, req.body))),
+      async (req, reply) => {
+        if (fixtureFunds(req.body) && !platformOf(req).permissions.includes('TRANSACT')) throw needsTransact('A fixture with balances');
+        return write(ctx, req, reply, async (u) => created(await loadFixture(u, req.body)));
+      },
     );
 
     app.get(

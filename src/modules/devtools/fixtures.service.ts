@@ -16,7 +16,13 @@ import { createExternalAccount } from '../external-accounts/external-accounts.se
 import { settingsOf } from '../platforms/platform-settings.ts';
 import { fundInternalAccount } from '../sandbox/sandbox.service.ts';
 import { allInternalAccounts, firstAccountIn, liveCustomers, liveExternalAccounts } from './fixtures.repo.ts';
-import type { Fixture, FixtureBalance, FixtureExternalAccount, FixtureLoadResult } from './fixtures.schemas.ts';
+import {
+  type Fixture,
+  type FixtureBalance,
+  type FixtureExternalAccount,
+  type FixtureLoadResult,
+  MAX_FIXTURE_ENTRIES,
+} from './fixtures.schemas.ts';
 
 /** Runs `fn`; an input error it raises names its fields under `path` (`customers.2.customer.fullName`). */
 async function at<T>(path: string, fn: () => Promise<T>): Promise<T> {
@@ -59,9 +65,26 @@ async function fund(u: Unit, customerId: string | null, balances: FixtureBalance
   }
 }
 
+/** The file's entries: customers, external accounts and balances, each one or more writes (MAX_FIXTURE_ENTRIES). */
+export function fixtureEntries(f: Fixture): number {
+  const customers = f.customers ?? [];
+  const balances = customers.reduce((n, c) => n + (c.balances?.length ?? 0), 0) + (f.platformBalances?.length ?? 0);
+  return customers.length + (f.externalAccounts?.length ?? 0) + balances;
+}
+
+/** Whether loading the file moves money (a balance is a sandbox funding: TRANSACT). */
+export function fixtureFunds(f: Fixture): boolean {
+  return (f.platformBalances?.length ?? 0) > 0 || (f.customers ?? []).some((c) => (c.balances?.length ?? 0) > 0);
+}
+
 export async function loadFixture(u: Unit, f: Fixture): Promise<FixtureLoadResult> {
   const customers = f.customers ?? [];
   const externals = f.externalAccounts ?? [];
+  const entries = fixtureEntries(f);
+  if (entries > MAX_FIXTURE_ENTRIES) {
+    const message = `${entries} entries (customers, external accounts and balances); one load takes at most ${MAX_FIXTURE_ENTRIES}: split the file`;
+    throw errors.invalidInput(`Invalid fixture: ${message}`, [{ field: '(body)', message }]);
+  }
   const problems = [
     ...duplicateRefs(
       customers.map((c) => c.ref),

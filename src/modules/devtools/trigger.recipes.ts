@@ -37,6 +37,33 @@ const NOT_TRIGGERABLE: Partial<Record<WebhookType, string>> = {
   'VERIFICATION.READY_FOR_VERIFICATION': `${NOTHING_EMITS_IT}: a sandbox verification is decided when it is submitted`,
 };
 
+/**
+ * The recipes that move no money: they create customers, verifications, an invitation, a bulk
+ * upload or a bank account (MANAGE's). Every other recipe funds an account or pays (TRANSACT as
+ * well); a new recipe is taken to move money until it is listed here (fail closed).
+ */
+const MOVES_NO_MONEY: ReadonlySet<WebhookType> = new Set<WebhookType>([
+  'CUSTOMER.KYC_APPROVED',
+  'CUSTOMER.KYC_PENDING',
+  'CUSTOMER.KYC_REJECTED',
+  'CUSTOMER.KYB_APPROVED',
+  'CUSTOMER.KYB_PENDING',
+  'CUSTOMER.KYB_REJECTED',
+  'VERIFICATION.APPROVED',
+  'VERIFICATION.PENDING_MANUAL_REVIEW',
+  'VERIFICATION.REJECTED',
+  'VERIFICATION.RESOLVE_ERRORS',
+  'BULK_UPLOAD.COMPLETED',
+  'BULK_UPLOAD.FAILED',
+  'INVITATION.CLAIMED',
+  'EXTERNAL_ACCOUNT.STATUS_UPDATED',
+]);
+
+/** Whether the recipe for `type` funds an account or moves money (the caller then needs TRANSACT). */
+export function triggerMovesMoney(type: WebhookType): boolean {
+  return !MOVES_NO_MONEY.has(type);
+}
+
 /** The recipe for `type`, or the 400 saying it cannot be triggered (the caller checked it is in the catalogue). */
 export function recipeFor(type: WebhookType): Recipe {
   const recipe = RECIPES[type];

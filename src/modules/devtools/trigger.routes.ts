@@ -6,7 +6,8 @@ import { errors } from '../../http/errors.ts';
 import { errorResponses, Obj } from '../../http/schemas.ts';
 import { isWebhookType, WEBHOOK_TYPES } from '../../webhook-delivery/catalogue.ts';
 import { isSandbox } from '../platforms/platform-settings.ts';
-import { RECIPES } from './trigger.recipes.ts';
+import { needsTransact } from './devtools.errors.ts';
+import { RECIPES, recipeFor, triggerMovesMoney } from './trigger.recipes.ts';
 import { triggerEvent } from './trigger.service.ts';
 
 const Id = Type.String({ minLength: 1 });
@@ -60,7 +61,8 @@ export function triggerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/sandbox/trigger',
       {
-        config: { auth: 'platform', permission: 'TRANSACT' },
+        // Every recipe creates a customer or an account (MANAGE's); most also fund or pay (TRANSACT as well, checked below).
+        config: { auth: 'platform', permission: 'MANAGE' },
         schema: {
           operationId: 'sandboxTriggerEvent',
           tags: ['Sandbox'],
@@ -70,7 +72,9 @@ export function triggerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             'its outcome, a business submitted for KYB, a card and its issuer messages, an agent action …) through the same code ' +
             'as the API, then runs what became due, so the event has been emitted and sent to the webhook endpoint when this ' +
             'answers. OUTGOING_PAYMENT.EXPIRED moves the sandbox clock 5 minutes. ' +
-            'An event type outside the catalogue, or one with no recipe, is a 400 naming the triggerable ones.',
+            'An event type outside the catalogue, or one with no recipe, is a 400 naming the triggerable ones. ' +
+            'An event whose recipe funds an account or moves money (payments, cards, balances, agent actions) needs TRANSACT as well ' +
+            '(403 FORBIDDEN, details.missing); the customer, KYC/KYB, verification, invitation, bulk upload and external account events do not.',
           body: TriggerRequestSchema,
           response: { 200: TriggerResponseSchema, ...errorResponses(400, 401, 403) },
         },
@@ -89,6 +93,9 @@ export function triggerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             ],
           });
         }
+        // The recipe is looked up first, so an untriggerable type is a 400 whatever the token holds.
+        recipeFor(eventType);
+        if (triggerMovesMoney(eventType) && !platformOf(req).permissions.includes('TRANSACT')) throw needsTransact(eventType);
         return triggerEvent(ctx, platform, eventType);
       },
     );

@@ -165,6 +165,9 @@ const HAND: Record<string, (w: World) => unknown> = {
   createVerification: (w) => ({ customerId: w.ids.business }),
   sandboxFundInternalAccount: () => ({ amount: 100 }),
   sandboxAdvanceClock: () => ({ seconds: 1 }),
+  // Events and files that move no money: MANAGE alone may send them (a payment or a balance needs TRANSACT too).
+  sandboxTriggerEvent: () => ({ eventType: 'CUSTOMER.KYC_APPROVED' }),
+  sandboxLoadFixtures: () => ({ version: 1 }),
   sendTestWebhook: () => ({}),
   createQuote: quote,
   agentCreateQuote: quote,
