@@ -14,7 +14,9 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string') return (v as { id: string }).id;
+    const id = v && typeof v === 'object' ? (v as { id?: unknown }).id : undefined;
+    // No issued id holds a NUL, and PostgreSQL refuses one in text (a 500): such a cursor is not ours.
+    if (typeof id === 'string' && !id.includes('\u0000')) return id;
   } catch {
     // fall through to the 400 below
   }

@@ -176,7 +176,9 @@ export const provisionCardJob: JobHandler = async (u, job) => {
       exp_month: expMonth,
       exp_year: expYear,
       pan: u.app.secrets.seal(pan, secretRef(SECRET_COLUMNS.cardPan, card.id)),
-      cvv: u.app.secrets.seal(newCvv(u.deps.rng), secretRef(SECRET_COLUMNS.cardCvv, card.id)),
+      // The CVV is a secret (shown once, on the reveal page, and in no API answer): never from the
+      // seeded stream, which anyone who knows or tries a CORRIDOR_SEED could replay.
+      cvv: u.app.secrets.seal(newCvv(u.deps.secretRng), secretRef(SECRET_COLUMNS.cardCvv, card.id)),
       updated_at: u.at,
     };
   }

@@ -1,7 +1,8 @@
 /**
- * Applying fault rules: to API requests (a hook after authentication, before the body is read and
- * long before any unit of work opens) and to webhook deliveries (a check the deliverer calls before
- * it sends). Only SANDBOX platforms' requests and deliveries are ever affected.
+ * Applying fault rules: to API requests (a preValidation hook: after authentication and after the
+ * body has been received, before it is validated and long before any unit of work opens) and to
+ * webhook deliveries (a check the deliverer calls before it sends). Only SANDBOX platforms' requests
+ * and deliveries are ever affected.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
@@ -39,7 +40,11 @@ export function installFaultInjection(app: FastifyInstance, db: Kysely<Database>
   });
   const cache = faultCache(db);
   // Callback style with a synchronous path: a platform without rules costs a Map lookup, no promise.
-  app.addHook('onRequest', (req, _reply, done) => {
+  // preValidation, not onRequest: the server's request timeout (CORRIDOR_REQUEST_TIMEOUT_MS) runs
+  // until the whole request has been received, so a delay taken while a large body still waited
+  // unread in the socket ended as a 400 "Request timed out" blamed on the client. By preValidation
+  // Fastify has read the body (streamed multipart uploads excepted: their handler reads them).
+  app.addHook('preValidation', (req, _reply, done) => {
     const platform = req.platformAuth?.platform ?? req.agentAuth?.platform;
     if (platform === undefined || platform.environment !== 'SANDBOX') return done();
     const snap = cache.fresh();
@@ -63,7 +68,7 @@ async function applyRouteFault(
   const rule = key === undefined ? undefined : ruleFor(faults.routes, key, platformNowMs(deps.clock, platform));
   if (rule === undefined) return;
   // A timer: the event loop serves everyone else meanwhile, and no connection or transaction is held
-  // (authentication has finished; the handler, and so any unit of work, has not started).
+  // (authentication has finished; validation and the handler, and so any unit of work, have not started).
   if (rule.latencyMs) await sleep(rule.latencyMs);
   if (roll(deps.rng, rule.errorRate)) throw injectedError(rule.errorStatus ?? 503, rule.route ?? key!);
 }
