@@ -129,6 +129,45 @@ describe('corridor fixtures', () => {
     expect(JSON.parse(fs.readFileSync(out, 'utf8'))).toEqual(JSON.parse(exported.stdout));
   });
 
+  it('loads a file over one load’s limit in parts, each all or nothing, and says which parts a refusal left loaded', async () => {
+    const q = await srv.newPlatform();
+    const env = { CORRIDOR_CLIENT_ID: q.creds.id, CORRIDOR_CLIENT_SECRET: q.creds.secret };
+    const person = (ref: string, fullName = 'Bo Park') => ({
+      ref,
+      customer: {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: ref,
+        fullName,
+        birthDate: '1990-01-01',
+        nationality: 'US',
+        currencies: ['USD'],
+      },
+      balances: [{ currency: 'USD', amount: 100 }],
+    });
+    // 70 customers with a balance each: 140 entries, over the 100 one load takes.
+    const big = path.join(dir, 'big.json');
+    fs.writeFileSync(big, JSON.stringify({ version: 1, customers: Array.from({ length: 70 }, (_, i) => person(`p-${i}`)) }));
+    const loaded = await corridor(['fixtures', 'load', big, '--url', srv.origin], env);
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(loaded.stderr).toContain('loading in 2 parts');
+    expect(JSON.parse(loaded.stdout).customers).toHaveLength(70);
+    expect((await q.api.get('/customers', { query: { limit: 1 } })).body.totalCount).toBe(70);
+    expect((await q.api.get('/sandbox/fixtures')).body.customers).toHaveLength(70);
+    // The second part refused (a bad birth date in it): the first part stays, the second writes nothing.
+    const r = await srv.newPlatform();
+    const broken = Array.from({ length: 70 }, (_, i) => person(`q-${i}`));
+    broken[60]!.customer.birthDate = 'not-a-date';
+    fs.writeFileSync(big, JSON.stringify({ version: 1, customers: broken }));
+    const refused = await corridor(['fixtures', 'load', big, '--url', srv.origin], {
+      CORRIDOR_CLIENT_ID: r.creds.id,
+      CORRIDOR_CLIENT_SECRET: r.creds.secret,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('part 2 of 2 was refused; part 1 is loaded (50 customers');
+    expect(refused.stderr).toContain('HTTP 400');
+    expect((await r.api.get('/customers', { query: { limit: 1 } })).body.totalCount).toBe(50);
+  });
+
   it('an invalid file is refused (exit 1, the 400 on stderr); a missing or non-JSON file and bad usage too', async () => {
     const bad = path.join(dir, 'bad.json');
     fs.writeFileSync(bad, JSON.stringify({ version: 1, customers: [{ ref: 'x', customer: { customerType: 'INDIVIDUAL' }, extra: 1 }] }));

@@ -11,16 +11,9 @@ import { AccountInfoCreateSchema } from '../external-accounts/account-info.ts';
 import { OwnershipTypeSchema } from '../external-accounts/external-accounts.schemas.ts';
 import { MAX_SANDBOX_FUND } from '../sandbox/sandbox.routes.ts';
 
-/**
- * One load is one transaction, and on SQLite a transaction holds the store's only write lock — and,
- * the driver being synchronous, the event loop — from its first write to its commit: every other
- * platform waits. An entry (a customer, an external account, a balance) costs ~0.3–0.6 ms there
- * (measured 2026-11-27: 1,000 customers 0.6 s, 1,000 customers with 15 balances each 4 s), so a load
- * is at most 100 entries in all (~30–60 ms; 200 entries blocked the fuzz suite's event loop for
- * 241 ms on a busy machine, past the 200 ms every request must stay under). A larger data set is
- * several loads.
- */
-export const MAX_FIXTURE_ENTRIES = 100;
+/** The per-load limit (fixtures.limits.ts says why): re-exported for the schema's `maxItems`. */
+export { MAX_FIXTURE_ENTRIES } from './fixtures.limits.ts';
+import { MAX_FIXTURE_ENTRIES } from './fixtures.limits.ts';
 
 const Ref = Type.String({ minLength: 1, maxLength: 255, description: 'A name local to the file, for references between its entries' });
 

@@ -16,13 +16,8 @@ import { createExternalAccount } from '../external-accounts/external-accounts.se
 import { settingsOf } from '../platforms/platform-settings.ts';
 import { fundInternalAccount } from '../sandbox/sandbox.service.ts';
 import { allInternalAccounts, firstAccountIn, liveCustomers, liveExternalAccounts } from './fixtures.repo.ts';
-import {
-  type Fixture,
-  type FixtureBalance,
-  type FixtureExternalAccount,
-  type FixtureLoadResult,
-  MAX_FIXTURE_ENTRIES,
-} from './fixtures.schemas.ts';
+import { fixtureEntries, MAX_FIXTURE_ENTRIES } from './fixtures.limits.ts';
+import type { Fixture, FixtureBalance, FixtureExternalAccount, FixtureLoadResult } from './fixtures.schemas.ts';
 
 /** Runs `fn`; an input error it raises names its fields under `path` (`customers.2.customer.fullName`). */
 async function at<T>(path: string, fn: () => Promise<T>): Promise<T> {
@@ -63,13 +58,6 @@ async function fund(u: Unit, customerId: string | null, balances: FixtureBalance
     if (!account) throw errors.invalidField(`${path}.${j}.currency`, `no internal account in ${b.currency} to fund`);
     await fundInternalAccount(u, account.id, b.amount);
   }
-}
-
-/** The file's entries: customers, external accounts and balances, each one or more writes (MAX_FIXTURE_ENTRIES). */
-export function fixtureEntries(f: Fixture): number {
-  const customers = f.customers ?? [];
-  const balances = customers.reduce((n, c) => n + (c.balances?.length ?? 0), 0) + (f.platformBalances?.length ?? 0);
-  return customers.length + (f.externalAccounts?.length ?? 0) + balances;
 }
 
 /** Whether loading the file moves money (a balance is a sandbox funding: TRANSACT). */
