@@ -33,6 +33,8 @@ const validators = () => {
 };
 // The OpenAPI document the build wrote, read on the first request for it.
 const openapi = () => readFileSync(new URL('../dist/openapi.json', import.meta.url), 'utf8');
+// Its compact form (repeated schemas stated once), which /docs shows.
+const openapiDocs = () => readFileSync(new URL('../dist/openapi-docs.json', import.meta.url), 'utf8');
 // Help and the wallet helpers are answered without loading the server (src/cli/entry.ts).
 const { run } = await import(entry.href);
-process.exitCode = await run(process.argv.slice(2), { validators, openapi });
+process.exitCode = await run(process.argv.slice(2), { validators, openapi, openapiDocs });

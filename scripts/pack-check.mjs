@@ -68,7 +68,7 @@ while (Date.now() < deadline && child.exitCode === null) {
   }
   await new Promise((r) => setTimeout(r, 100));
 }
-// The pages the package ships beside the server (dist/dashboard/, the prebuilt OpenAPI document).
+// The pages the package ships beside the server (dist/dashboard/, the prebuilt OpenAPI document and its compact form).
 const pages = [];
 if (health) {
   for (const [page, type] of [
@@ -76,6 +76,7 @@ if (health) {
     ['/dashboard/app.js', 'javascript'],
     ['/docs/sandbox-magic-values', 'text/html'],
     ['/2025-10-13/openapi.json', 'application/json'],
+    ['/docs/json', 'application/json'],
   ]) {
     const res = await fetch(`http://127.0.0.1:${port}${page}`).catch((err) => ({ ok: false, status: String(err), headers: new Headers() }));
     const got = res.headers.get('content-type') ?? '';

@@ -4,7 +4,7 @@
  * and talk to it over real HTTP; `corridor start` migrates the store, builds it and listens.
  */
 import swagger from '@fastify/swagger';
-import { prebuiltOpenApi } from './http/openapi-document.ts';
+import { docsOpenApi, prebuiltOpenApi } from './http/openapi-document.ts';
 import { enrichOpenApi } from './http/openapi-enrich.ts';
 import { docsPages, docsUiOptions } from './http/openapi-ui.ts';
 import swaggerUi from '@fastify/swagger-ui';
@@ -220,10 +220,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
     },
   });
   // /docs shows the served document itself, dressed for Corridor (http/openapi-ui.ts).
-  await app.register(
-    swaggerUi,
-    docsUiOptions(() => (openApiJson ??= openApiDocument())),
-  );
+  await app.register(swaggerUi, docsUiOptions(docsOpenApi(() => (openApiJson ??= openApiDocument()))));
   await app.register(docsPages);
 
   await app.register(healthRoutes(ctx));

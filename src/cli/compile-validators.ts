@@ -11,6 +11,7 @@ import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { readConfig } from '../config.ts';
 import { defaultDeps } from '../deps.ts';
+import { compactOpenApi } from '../http/openapi-compact.ts';
 import { keepValidatorSource, validatorModules } from '../http/validation.ts';
 
 export async function compileValidators(outDir: string): Promise<number> {
@@ -23,7 +24,10 @@ export async function compileValidators(outDir: string): Promise<number> {
     await app.ready();
     const modules = validatorModules();
     // The served OpenAPI document too: `corridor start` reads it instead of building it (http/openapi-document.ts).
-    fs.writeFileSync(path.join(outDir, 'openapi.json'), JSON.stringify(app.swagger()));
+    const document = app.swagger() as unknown as Record<string, unknown>;
+    fs.writeFileSync(path.join(outDir, 'openapi.json'), JSON.stringify(document));
+    // And its compact form, which /docs shows (http/openapi-compact.ts).
+    fs.writeFileSync(path.join(outDir, 'openapi-docs.json'), JSON.stringify(compactOpenApi(document)));
     await app.close();
     const dir = path.join(outDir, 'validators');
     fs.mkdirSync(dir, { recursive: true });

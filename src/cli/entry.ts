@@ -12,6 +12,8 @@ export interface RunOptions {
   validators?: () => PrecompiledValidators | undefined;
   /** The OpenAPI document the build wrote (dist/openapi.json), read on the first request for it. */
   openapi?: () => string;
+  /** Its compact form for /docs (dist/openapi-docs.json). */
+  openapiDocs?: () => string;
 }
 
 export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
@@ -30,6 +32,6 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   ]);
   const validators = opts.validators?.();
   if (validators) usePrecompiledValidators(validators);
-  if (opts.openapi) usePrebuiltOpenApi(opts.openapi);
+  if (opts.openapi) usePrebuiltOpenApi(opts.openapi, opts.openapiDocs);
   return main(argv);
 }
