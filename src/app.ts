@@ -219,7 +219,7 @@ export async function buildApp(config: Config, deps: Deps, opts: BuildOptions = 
       },
     },
   });
-  // /docs shows the served document itself, dressed for Corridor (http/openapi-ui.ts).
+  // /docs shows the served document in its compact form (http/openapi-compact.ts), dressed for Corridor (http/openapi-ui.ts).
   await app.register(swaggerUi, docsUiOptions(docsOpenApi(() => (openApiJson ??= openApiDocument()))));
   await app.register(docsPages);
 
