@@ -11,6 +11,7 @@ import type { PlatformRow } from '../../store/schema.ts';
 import { runUnit } from '../../unit.ts';
 import type { WebhookType } from '../../webhook-delivery/catalogue.ts';
 import { advanceClock } from '../sandbox/sandbox.service.ts';
+import { firstEventAbout } from '../webhooks/deliveries.repo.ts';
 import { type Created, recipeFor, type Steps } from './trigger.recipes.ts';
 
 export interface TriggerResult {
@@ -34,14 +35,7 @@ export async function triggerEvent(ctx: AppContext, platform: PlatformRow, event
   const result = await recipe.run(steps);
   if (recipe.clockMs > 0) await steps.unit((u) => advanceClock(u, recipe.clockMs));
   await steps.settle();
-  const event = await ctx.db
-    .selectFrom('outbox_events')
-    .select(['id', 'type', 'resource_id'])
-    .where('platform_id', '=', platform.id)
-    .where('resource_id', '=', result.resourceId)
-    .where('type', '=', eventType)
-    .orderBy('id')
-    .executeTakeFirst();
+  const event = await firstEventAbout(ctx.db, platform.id, result.resourceId, eventType);
   // A recipe that did not produce its event is a bug in the recipe, not the caller's mistake.
   if (!event) throw new Error(`trigger ${eventType}: no such event for ${result.resourceId}`);
   return {

@@ -51,6 +51,23 @@ export async function listEvents(db: Kysely<Database>, platformId: string, f: De
   return { rows, totalCount: Number(total.n) };
 }
 
+/** The first (oldest) event of `type` about `resourceId`, if any. */
+export async function firstEventAbout(
+  db: Kysely<Database>,
+  platformId: string,
+  resourceId: string,
+  type: string,
+): Promise<Pick<OutboxEventRow, 'id' | 'type' | 'resource_id'> | undefined> {
+  return db
+    .selectFrom('outbox_events')
+    .select(['id', 'type', 'resource_id'])
+    .where('platform_id', '=', platformId)
+    .where('resource_id', '=', resourceId)
+    .where('type', '=', type)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 export async function findEvent(db: Kysely<Database>, platformId: string, id: string): Promise<OutboxEventRow | undefined> {
   return db.selectFrom('outbox_events').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
 }
