@@ -5,7 +5,7 @@
  * with every credential that must not grant it, on PRODUCTION platforms and on admin routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, expectError } from '../helpers/http.ts';
+import { Client, expectError, rawGet } from '../helpers/http.ts';
 import { fund, platformUsdAccount } from '../helpers/payments.ts';
 import { ADMIN_TOKEN, startServer, type PlatformHandle, type TestServer } from '../helpers/server.ts';
 
@@ -70,7 +70,7 @@ describe('the static route', () => {
     ];
     for (const path of paths) {
       // fetch normalises dot segments itself; a raw request line sends the path as written.
-      const res = await rawGet(path);
+      const res = await rawGet(srv.origin, path);
       expect([400, 404], path).toContain(res.status);
       expect(JSON.parse(res.body), path).toMatchObject({ status: res.status });
       expect(res.body, path).not.toContain('"dependencies"');
@@ -129,21 +129,3 @@ describe('operator mode grants nothing to other credentials', () => {
     expect((await fetch(`${srv.origin}/dashboard/`, as(p.id))).status).toBe(200);
   });
 });
-
-/** GET with the path exactly as given (no URL normalisation by the client). */
-async function rawGet(path: string): Promise<{ status: number; body: string }> {
-  const { request } = await import('node:http');
-  const u = new URL(srv.origin);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        body += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}

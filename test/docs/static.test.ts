@@ -5,6 +5,7 @@
  * secret and no platform data.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { rawGet } from '../helpers/http.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let srv: TestServer;
@@ -12,24 +13,6 @@ beforeAll(async () => {
   srv = await startServer();
 });
 afterAll(async () => srv.close());
-
-/** A raw request: fetch would normalise the dot segments away before sending. */
-async function raw(path: string): Promise<{ status: number; body: string }> {
-  const { request } = await import('node:http');
-  const url = new URL(srv.origin);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        body += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 it('no docs path reaches a file outside the UI assets', async () => {
   const attempts = [
@@ -47,13 +30,13 @@ it('no docs path reaches a file outside the UI assets', async () => {
     '/docs/sandbox-magic-values/../../package.json',
   ];
   for (const path of attempts) {
-    const res = await raw(path);
+    const res = await rawGet(srv.origin, path);
     expect(res.status, path).toBeLessThan(500);
     expect(res.body, path).not.toContain('"devDependencies"');
     expect(res.body, path).not.toContain('root:x:0:0');
   }
   // The UI's own assets are served.
-  expect((await raw('/docs/static/swagger-ui.css')).status).toBe(200);
+  expect((await rawGet(srv.origin, '/docs/static/swagger-ui.css')).status).toBe(200);
 });
 
 it('the magic values page is public, self-contained and holds no platform data', async () => {

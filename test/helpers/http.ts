@@ -93,3 +93,24 @@ export function expectError(res: Res, status: number, code: string): Res {
   }
   return res;
 }
+
+/**
+ * GET `path` exactly as given, with no URL normalisation by the client (fetch would resolve dot
+ * segments and re-encode before sending): what a traversal probe needs.
+ */
+export async function rawGet(origin: string, path: string): Promise<{ status: number; body: string }> {
+  const { request } = await import('node:http');
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
