@@ -304,9 +304,15 @@ export class JobRunner {
             done.push(job.id);
           }
           await awaitTogether();
-          await batch.finish(trx);
-          for (const unit of units.values()) if (typeof unit === 'object') await unit.flush();
+          // The jobs' events and the mark-done go ahead of the balance moves (deferred on
+          // PostgreSQL: in their round trip), which lock account rows until COMMIT.
+          const flushUnits = async () => {
+            for (const unit of units.values()) if (typeof unit === 'object') await unit.flush();
+          };
+          await flushUnits();
           await finishDone(trx, done, now);
+          await batch.finish(trx);
+          await flushUnits();
           return ran;
         }),
       );
@@ -350,8 +356,7 @@ async function finishDone(trx: Kysely<Database>, ids: string[], nowMs: number): 
   ids.forEach((id, i) => {
     args[`id${i}`] = id;
   });
-  // Deferred (store/pg-pipeline.ts): it goes with the batch's COMMIT, so the balance rows the
-  // batch moved just before are not held for one more round trip.
+  // Deferred (store/pg-pipeline.ts): it goes with the batch's next statement, or its COMMIT.
   await markDone(ids.length).defer(trx, args);
 }
 

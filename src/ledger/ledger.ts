@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { ApiError, errors } from '../http/errors.ts';
+import { lockRowsInOrder } from '../store/pg-group-commit.ts';
 import { prepared, type Prepared } from '../store/prepared.ts';
 import type { Database, InternalAccountRow } from '../store/schema.ts';
 
@@ -87,10 +88,15 @@ export async function postEntry(trx: Kysely<Database>, entry: EntryInput): Promi
   return moved;
 }
 
-/** One conditional UPDATE per account the entry moves; throws when a bound would be crossed. */
+/**
+ * One conditional UPDATE per account the entry moves; throws when a bound would be crossed. In a
+ * PostgreSQL commit group the rows are first locked with the other members' in id order.
+ */
 async function applyBalances(trx: Kysely<Database>, entry: EntryInput): Promise<InternalAccountRow[]> {
   const moved: InternalAccountRow[] = [];
-  for (const [accountId, d] of balanceDeltas(entry.postings)) {
+  const deltas = balanceDeltas(entry.postings);
+  if (deltas.size > 0) await lockRowsInOrder(trx, [...deltas.keys()]);
+  for (const [accountId, d] of deltas) {
     // One UPDATE per account moves both buckets, and its bound checks are part of it, so
     // concurrent debits cannot both pass them.
     const row = await balanceUpdate(Math.sign(d.available), Math.sign(d.pending)).first(trx, {

@@ -19,6 +19,11 @@
  *   others that all committed — never a refusal caused by a neighbour's work that was then undone,
  *   never a success resting on work that was rolled back.
  *
+ * - Members lock the balance rows they move (`lockRowsInOrder`, called by the ledger) together, at
+ *   the barrier where every member has come to its first write, in one statement and in id order:
+ *   two groups that lock overlapping accounts in the order their members happen to arrive could
+ *   each hold a row the other waits for.
+ *
  * A unit's callback may run more than once (already so: store/retry.ts reruns a unit on a deadlock)
  * and must not act outside the database. Durability is unchanged: `synchronous_commit` stays as
  * configured, and a caller is answered after COMMIT.
@@ -141,7 +146,7 @@ class Group {
       this.reading.delete(member);
       return this.allAtWrite();
     });
-    groupTransactions.add(trx);
+    groupTransactions.set(trx, { group: this, member });
     return settle(member.fn(trx)).finally(() => {
       if (this.reading.delete(member)) this.release();
     });
@@ -150,6 +155,24 @@ class Group {
   /** Members still reading (neither at a write that is not deferred nor finished). */
   private readonly reading = new Set<Member>();
   private waiting: (() => void)[] = [];
+  /** Balance rows the members waiting at the barrier said they will lock (`lockRowsInOrder`). */
+  private announced = new Set<string>();
+  /** The failure of the statement that took those locks (outside a pipeline it may fail on its own). */
+  private lockFailure: unknown;
+
+  /**
+   * A member about to lock `ids` (its first such write): it waits at the barrier like any first
+   * write, and the group locks every announced row there, in one statement and in id order.
+   */
+  announce(member: Member, ids: readonly string[]): Promise<void> | undefined {
+    // Past the barrier already (a unit's second entry): the group's locks are taken.
+    if (!this.reading.has(member)) return undefined;
+    member.wrote = true;
+    for (const id of ids) this.announced.add(id);
+    this.accepting = false;
+    this.reading.delete(member);
+    return this.allAtWrite();
+  }
 
   private allAtWrite(): Promise<void> | undefined {
     if (this.reading.size === 0) {
@@ -161,6 +184,18 @@ class Group {
 
   private release(): void {
     if (this.reading.size > 0) return;
+    if (this.announced.size > 0 && this.connection) {
+      // Deferred: it travels ahead of the members' first writes, in their round trip. In id order
+      // (byte order, as a job batch moves balances), so no two transactions that lock several of
+      // these rows each hold one the other waits for: members lock in whatever order they come to
+      // their writes, which across two groups could deadlock (PostgreSQL finds that only after
+      // deadlock_timeout, a second by default).
+      const ids = [...this.announced].sort();
+      this.announced = new Set();
+      this.connection.executeQuery(CompiledQuery.raw(LOCK_BALANCES, [ids])).catch((err: unknown) => {
+        this.lockFailure = err;
+      });
+    }
     const go = this.waiting;
     this.waiting = [];
     for (const resolve of go) resolve();
@@ -191,7 +226,8 @@ class Group {
           // one that failed having only read is refused on its own (told after the COMMIT, as what
           // it read may be the others' work).
           // (An error of the server's own aborted the whole transaction, whatever the member sent.)
-          if (outcomes.some((o, i) => !o.ok && (this.members[i]!.wrote || isServerError(o.error)))) throw new GroupFailed();
+          if (this.lockFailure !== undefined || outcomes.some((o, i) => !o.ok && (this.members[i]!.wrote || isServerError(o.error))))
+            throw new GroupFailed();
           await connection.executeQuery(CompiledQuery.raw('commit'));
         } catch (err) {
           this.accepting = false;
@@ -216,8 +252,22 @@ class Group {
 
 class GroupFailed extends Error {}
 
-/** The transactions of group members (`requireOwnTransaction`). */
-const groupTransactions = new WeakSet<Kysely<Database>>();
+/** Locks internal account rows (`$1`: their ids) for their balance UPDATEs, in byte order (as a job batch moves balances). */
+const LOCK_BALANCES = `${DEFERRED}select id from internal_accounts where id = any($1) order by id collate "C" for no key update`;
+
+/** The transactions of group members, with their group and member. */
+const groupTransactions = new WeakMap<Kysely<Database>, { group: Group; member: Member }>();
+
+/**
+ * Called by a unit just before it moves the balances of internal accounts `ids` (ledger.ts). In a
+ * group, the rows are locked with every other member's, in id order, when all members have come
+ * to their first write (the group's barrier); the caller awaits that. Outside a group it does
+ * nothing: a lone transaction locks its rows as its UPDATEs come (the ledger's own order).
+ */
+export function lockRowsInOrder(trx: Kysely<Database>, ids: readonly string[]): Promise<void> | undefined {
+  const g = groupTransactions.get(trx);
+  return g?.group.announce(g.member, ids);
+}
 
 /** A group member that must run alone (see `requireOwnTransaction`). */
 export class RunAloneError extends Error {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgGroupCommit, requireOwnTransaction } from '../../src/store/pg-group-commit.ts';
 import type { Database } from '../../src/store/schema.ts';
+import { individual } from '../helpers/customers.ts';
 import { expectLedgerClean, fund, platformExternal, platformUsdAccount } from '../helpers/payments.ts';
 import { startServer } from '../helpers/server.ts';
 
@@ -220,6 +221,57 @@ describe('the server with group commit (CORRIDOR_PG_GROUP_COMMIT=2, the default)
       expect(statuses.filter((s) => s === 201)).toHaveLength(5);
       expect(statuses.filter((s) => s === 400)).toHaveLength(25);
       for (const r of answers.filter((a) => a.status === 400)) expect(r.body.code).toBe('INVALID_AMOUNT');
+      await expectLedgerClean(srv, p.id);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('pays concurrently from many accounts without a deadlock: a group locks its balance rows in id order', async () => {
+    // Two groups whose members pay from overlapping accounts, each coming to its balance UPDATE in
+    // its own order, deadlocked (each group holding a row the other waited for); PostgreSQL broke
+    // that only after deadlock_timeout, and both groups ran again member by member.
+    const srv = await startServer({ env: { CORRIDOR_PG_GROUP_COMMIT: '2' } });
+    try {
+      const p = await srv.newPlatform();
+      const dest = await platformExternal(p, '001');
+      const accounts: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const c = await p.api.post('/customers', individual({ platformCustomerId: `gc-payer-${i}` }));
+        expect(c.status).toBe(201);
+        const list = await p.api.get('/customers/internal-accounts', { query: { customerId: c.body.id, currency: 'USD' } });
+        const id = list.body.data[0].id as string;
+        await fund(p, id, 1_000_000);
+        accounts.push(id);
+      }
+      const deadlocks = async () =>
+        Number(
+          (await sql<{ n: string }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(db)).rows[0]!.n,
+        );
+      const before = await deadlocks();
+      const group = srv.app.ctx.store.groupCommit!;
+      const replayedBefore = group.stats.replayed;
+      const pay = (accountId: string) =>
+        p.api.post('/quotes', {
+          source: { sourceType: 'ACCOUNT', accountId },
+          destination: { destinationType: 'ACCOUNT', accountId: dest },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 100,
+          immediatelyExecute: true,
+        });
+      // Waves of payments from every account, in a different order each time.
+      for (let wave = 0; wave < 6; wave++) {
+        const order = accounts.flatMap((a, i) => [
+          accounts[(i * 5 + wave) % accounts.length]!,
+          a,
+          accounts[(i * 7 + wave) % accounts.length]!,
+        ]);
+        const answers = await Promise.all(order.map(pay));
+        expect(answers.map((r) => r.status)).toEqual(order.map(() => 201));
+      }
+      expect(group.stats.units).toBeGreaterThan(group.stats.groups);
+      expect(group.stats.replayed - replayedBefore).toBe(0);
+      expect((await deadlocks()) - before).toBe(0);
       await expectLedgerClean(srv, p.id);
     } finally {
       await srv.close();
