@@ -210,7 +210,11 @@ export class JobRunner {
     for (;;) {
       const ran = await this.runBatch(platformId, BATCH_SIZE);
       n += ran;
-      if (ran > 0) continue;
+      // A background pass stops at a batch that was not full: nothing more was due when it was
+      // claimed (or another loop holds it), and looking again would cost an empty transaction —
+      // two round trips on PostgreSQL — on every poll under load. The next poll comes soon.
+      if (ran >= BATCH_SIZE || (ran > 0 && platformId)) continue;
+      if (ran > 0) return n;
       if (!platformId || !(await this.hasDueJobs(platformId)) || performance.now() > deadline) return n;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -279,8 +283,12 @@ export class JobRunner {
             let unit = units.get(job.platform_id);
             if (unit === undefined) {
               await awaitTogether();
-              const free = await tryLockPlatformShared(trx, job.platform_id);
-              const platform = free ? await selectPlatform.first(trx, { id: job.platform_id }) : undefined;
+              // Both at once (one round trip on PostgreSQL): reading the row takes no lock.
+              const [free, row] = await Promise.all([
+                tryLockPlatformShared(trx, job.platform_id),
+                selectPlatform.first(trx, { id: job.platform_id }),
+              ]);
+              const platform = free ? row : undefined;
               unit = !free ? 'busy' : platform ? this.o.openUnit(trx, platform) : 'gone';
               units.set(job.platform_id, unit);
             }

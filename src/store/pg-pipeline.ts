@@ -320,12 +320,16 @@ export class PipelinedClient {
   private run(statements: Stmt[]): Promise<QueryResult[]> {
     return new Promise((resolve, reject) => {
       this.wire.push({ statements, resolve, reject });
-      if (!this.onWire) void this.drain();
+      if (this.onWire) return;
+      this.onWire = true;
+      // Not at once: statements issued in the same turn go together. The members of a group are
+      // answered by one pipeline and issue their next statements in one burst of promise
+      // callbacks; sent at once, the first of them would go alone and the rest a round trip later.
+      process.nextTick(() => void this.drain());
     });
   }
 
   private async drain(): Promise<void> {
-    this.onWire = true;
     while (this.wire.length > 0) {
       const batches = this.wire.splice(0);
       const all = batches.length === 1 ? batches[0]!.statements : batches.flatMap((b) => b.statements);

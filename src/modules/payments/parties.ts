@@ -6,6 +6,7 @@ import { errors } from '../../http/errors.ts';
 import { findCurrency } from '../../lib/currencies.ts';
 import type { ExternalAccountRow, InternalAccountRow } from '../../store/schema.ts';
 import { findCustomer } from '../customers/customers.repo.ts';
+import { isScaCustomerRow } from '../sca/sca.customer.ts';
 import { payoutRailFor } from '../exchange-rates/exchange-rates.service.ts';
 import { externalAccountToWire, sandboxSuffix } from '../external-accounts/external-accounts.service.ts';
 import { fundingInstructions } from '../internal-accounts/funding.ts';
@@ -25,6 +26,8 @@ export interface ResolvedSource {
   internalAccount: InternalAccountRow | null;
   customerId: string | null;
   platformCustomerId: string | null;
+  /** Whether strong customer authentication applies to that customer (from the row read with it). */
+  scaCustomer: boolean;
   realtime: boolean;
   walletAccount: boolean;
   wire: Record<string, unknown> & { sourceType: string };
@@ -58,12 +61,15 @@ export async function liveExternalAccount(env: Env, id: string): Promise<Externa
   return row;
 }
 
-async function customerRef(env: Env, customerId: string | null): Promise<{ customerId: string | null; platformCustomerId: string | null }> {
-  if (!customerId) return { customerId: null, platformCustomerId: null };
+async function customerRef(
+  env: Env,
+  customerId: string | null,
+): Promise<{ customerId: string | null; platformCustomerId: string | null; scaCustomer: boolean }> {
+  if (!customerId) return { customerId: null, platformCustomerId: null, scaCustomer: false };
   const c = await findCustomer(env.u.trx, env.u.platform.id, customerId);
   if (!c) throw errors.customerNotFound(customerId);
   if (c.deleted_at) throw errors.payerDeleted(customerId);
-  return { customerId: c.id, platformCustomerId: c.platform_customer_id };
+  return { customerId: c.id, platformCustomerId: c.platform_customer_id, scaCustomer: isScaCustomerRow(c) };
 }
 
 type SourceBody =

@@ -158,6 +158,7 @@ export async function createQuote(u: Unit, body: QuoteCreate, agentId?: string):
 function gateOf(s: ResolvedSource, d: ResolvedDestination, p: Priced): GateInput {
   return {
     customerId: s.customerId,
+    scaCustomer: s.scaCustomer,
     sendingCurrency: s.currency,
     receivingCurrency: d.currency,
     amount: p.total,

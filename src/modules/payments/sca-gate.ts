@@ -41,6 +41,8 @@ export function perTransactionFactor(factor: string | undefined, field = 'scaFac
 /** What a payment is about to do, as the gate needs it. */
 export interface GateInput {
   customerId: string | null;
+  /** Whether SCA applies to that customer, when the caller has read its row in this unit already. */
+  scaCustomer?: boolean;
   sendingCurrency: string;
   receivingCurrency: string;
   amount: number;
@@ -53,7 +55,7 @@ export interface GateInput {
  * low-value exemption when that is what spares it (in this unit: a rolled-back payment does not).
  */
 export async function scaStepsFor(u: Unit, p: GateInput): Promise<string[] | undefined> {
-  if (!p.customerId || !(await isScaCustomer(u.trx, u.platform.id, p.customerId))) return undefined;
+  if (!p.customerId || !(p.scaCustomer ?? (await isScaCustomer(u.trx, u.platform.id, p.customerId)))) return undefined;
   // The low-value count below is read and written back: not beside other payments in a shared
   // transaction (nothing is written yet, so leaving it costs only this unit's reads).
   requireOwnTransaction(u.trx);
