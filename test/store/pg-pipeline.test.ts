@@ -109,11 +109,23 @@ it('answers COMMIT of a transaction an earlier error aborted with an error, not 
   expect(await keys()).toEqual([]);
 });
 
-it('sends statements issued while a pipeline is on the wire together, each with its own result', async () => {
+it('sends statements issued in one turn as one pipeline, each with its own result', async () => {
   await client.query('begin', []);
   const results = await Promise.all(Array.from({ length: 6 }, (_, i) => client.query(`select $1::int * 2 as v`, [i])));
   expect(results.map((r) => r.rows[0]!.v)).toEqual([0, 2, 4, 6, 8, 10]);
-  // The first goes alone; the five issued while it is on the wire go as one.
+  expect(trips).toBe(1);
+  await client.query('commit', []);
+});
+
+it('sends statements issued while a pipeline is on the wire together, after it', async () => {
+  await client.query('begin', []);
+  const first = client.query(`select pg_sleep(0.05), 1 as v`, []);
+  // A later turn: the first pipeline is on the wire by now.
+  await new Promise((r) => setTimeout(r, 10));
+  const rest = Array.from({ length: 5 }, (_, i) => client.query(`select $1::int * 2 as v`, [i]));
+  const results = await Promise.all([first, ...rest]);
+  expect(results.map((r) => r.rows[0]!.v)).toEqual([1, 0, 2, 4, 6, 8]);
+  // The first went alone; the five issued while it was on the wire went as one.
   expect(trips).toBe(2);
   await client.query('commit', []);
 });

@@ -250,7 +250,8 @@ function paymentInstructions(s: ResolvedSource, reference: string, amount: numbe
  * source account's row until COMMIT, so on PostgreSQL payments of one account queue on it — comes
  * after the rows no other request touches; so does the delayed outcome's job, unless the outcome
  * fails the payment at once (that moves the held money back, so it follows the hold). The events
- * are written with the unit's others, in one INSERT when it ends.
+ * emitted before the hold (PENDING, PROCESSING) are written ahead of it, on PostgreSQL in the same
+ * round trip; its BALANCE_UPDATED, which carries the balance the UPDATE returned, goes with COMMIT.
  */
 async function createExecuted(env: Env, source: ResolvedSource, quote: QuoteRow, txn: TransactionRow): Promise<QuoteRow> {
   const { u } = env;
@@ -261,8 +262,8 @@ async function createExecuted(env: Env, source: ResolvedSource, quote: QuoteRow,
   await insertQuote(u.trx, { ...quote, status: 'PROCESSING' });
   const jobFirst = !failsAtOnce(processing);
   if (jobFirst) await scheduleOutcome(env, processing);
-  await holdOutgoing(env, processing);
   emitPayment(env, processing, 'PROCESSING');
+  await holdOutgoing(env, processing);
   const after = jobFirst ? processing : await scheduleOutcome(env, processing);
   // A payment that failed inside the request has already moved its quote to FAILED.
   return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING' };
@@ -293,8 +294,9 @@ export async function execute(
     throw errors.conflict(`Quote ${quote.id} was already executed`);
   }
   const processing = { ...txn, ...started };
-  await holdOutgoing(env, processing);
+  // Emitted before the hold, which locks the payer's balance row: it is then written ahead of it.
   emitPayment(env, processing, 'PROCESSING');
+  await holdOutgoing(env, processing);
   const after = await scheduleOutcome(env, processing);
   // A payment that failed inside the request has already moved its quote to FAILED.
   return { ...quote, status: after.status === 'FAILED' ? 'FAILED' : 'PROCESSING', updated_at: u.at };
