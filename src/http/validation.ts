@@ -170,7 +170,13 @@ interface WideUnion {
 type SchemaObject = Record<string, unknown>;
 const isObject = (v: unknown): v is SchemaObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The first discriminated `oneOf` wider than SPLIT_BRANCHES reachable through `properties` alone. */
+/** A path segment standing for every element of an array (the schema's `items`). */
+const EACH = '[]';
+
+/**
+ * The first discriminated `oneOf` wider than SPLIT_BRANCHES reachable through `properties` and
+ * array `items` (`EACH` in the path: a fixture file's external accounts each hold one).
+ */
 function findWideUnion(schema: SchemaObject, path: string[] = []): WideUnion | undefined {
   const disc = schema.discriminator;
   if (Array.isArray(schema.oneOf) && schema.oneOf.length > SPLIT_BRANCHES && isObject(disc) && typeof disc.propertyName === 'string') {
@@ -184,6 +190,7 @@ function findWideUnion(schema: SchemaObject, path: string[] = []): WideUnion | u
     }
     return { path, tag, branches };
   }
+  if (schema.type === 'array' && isObject(schema.items)) return findWideUnion(schema.items, [...path, EACH]);
   if (!isObject(schema.properties)) return undefined;
   for (const [k, sub] of Object.entries(schema.properties)) {
     const found = isObject(sub) ? findWideUnion(sub, [...path, k]) : undefined;
@@ -192,10 +199,11 @@ function findWideUnion(schema: SchemaObject, path: string[] = []): WideUnion | u
   return undefined;
 }
 
-/** `schema` with the subschema at `path` (through `properties`) replaced by `replacement`. */
+/** `schema` with the subschema at `path` (through `properties` and `items`) replaced by `replacement`. */
 function replaceAt(schema: SchemaObject, path: string[], replacement: object): SchemaObject {
   if (path.length === 0) return replacement as SchemaObject;
   const [head, ...rest] = path as [string, ...string[]];
+  if (head === EACH) return { ...schema, items: replaceAt(schema.items as SchemaObject, rest, replacement) };
   const props = schema.properties as SchemaObject;
   return { ...schema, properties: { ...props, [head]: replaceAt(props[head] as SchemaObject, rest, replacement) } };
 }
@@ -208,7 +216,9 @@ function replaceAt(schema: SchemaObject, path: string[], replacement: object): S
  * union too), whose first call blocked the event loop for 60–140 ms while V8 compiled it; in parts
  * each branch is a small function (its own module in the build), compiled the first time its
  * account type arrives. Errors are Ajv's own, including the `discriminator` error for a missing or
- * unknown tag, so clients see the same 400 either way.
+ * unknown tag, so clients see the same 400 either way. The union may sit in an array's items (a
+ * fixture file's external accounts: that body's validator was 3 MB, and its first call blocked the
+ * loop for up to 250 ms on a busy machine); then each element's branch is checked.
  */
 function splitValidator(c: ValidatorCache, schema: object): ValidateFunction | undefined {
   const union = findWideUnion(schema as SchemaObject);
@@ -217,12 +227,9 @@ function splitValidator(c: ValidatorCache, schema: object): ValidateFunction | u
   const branchFns = new Map<string, ValidateFunction>();
   for (const [value, branch] of union.branches) branchFns.set(value, compileCached(c, branch));
   const { path, tag } = union;
-  const at = path.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
   const v = ((data: unknown) => {
     const errs: ErrorObject[] = shell(data) ? [] : [...(shell.errors ?? [])];
-    let target: unknown = data;
-    for (const k of path) target = isObject(target) ? target[k] : undefined;
-    if (isObject(target)) {
+    for (const { target, at } of unionsIn(data, path)) {
       const tagValue = target[tag];
       const fn = typeof tagValue === 'string' ? branchFns.get(tagValue) : undefined;
       if (typeof tagValue !== 'string') {
@@ -249,6 +256,23 @@ function splitValidator(c: ValidatorCache, schema: object): ValidateFunction | u
     return errs.length === 0;
   }) as ValidateFunction;
   return v;
+}
+
+/** The objects at `path` in `data` (every element where it says `EACH`), with their JSON pointers. */
+function unionsIn(data: unknown, path: string[]): { target: SchemaObject; at: string }[] {
+  let found: { value: unknown; at: string }[] = [{ value: data, at: '' }];
+  for (const k of path) {
+    const next: { value: unknown; at: string }[] = [];
+    for (const f of found) {
+      if (k === EACH) {
+        if (Array.isArray(f.value)) f.value.forEach((value: unknown, i) => next.push({ value, at: `${f.at}/${i}` }));
+      } else if (isObject(f.value)) {
+        next.push({ value: f.value[k], at: `${f.at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+      }
+    }
+    found = next;
+  }
+  return found.flatMap((f) => (isObject(f.value) ? [{ target: f.value, at: f.at }] : []));
 }
 
 /** The validator a route gets for this body schema (for tests of the validation itself). */
