@@ -265,7 +265,11 @@ function unionsIn(data: unknown, path: string[]): { target: SchemaObject; at: st
     const next: { value: unknown; at: string }[] = [];
     for (const f of found) {
       if (k === EACH) {
-        if (Array.isArray(f.value)) f.value.forEach((value: unknown, i) => next.push({ value, at: `${f.at}/${i}` }));
+        if (Array.isArray(f.value)) {
+          f.value.forEach((value: unknown, i) => {
+            next.push({ value, at: `${f.at}/${i}` });
+          });
+        }
       } else if (isObject(f.value)) {
         next.push({ value: f.value[k], at: `${f.at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}` });
       }
