@@ -24,6 +24,12 @@ interface Compiled {
   query: CompiledQuery;
   slots: Slot[];
   sqlite: boolean;
+  /**
+   * `DEFERRED` + the SQL, built once and flat. Concatenated per call, it was a new cons string
+   * each time, which V8 copied whole to hash it (the pipeline looks statements up by text) and to
+   * match it (group commit tells reads from writes): ~10 % of a payment's CPU at low rates.
+   */
+  deferredSql?: string;
 }
 
 const STAND_IN = '\u0000corridor-arg:';
@@ -70,7 +76,8 @@ export class Prepared<A extends Record<string, unknown>, R> {
       const r = this.execute(db, args);
       return r instanceof Promise ? r.then(() => undefined) : undefined;
     }
-    return db.executeQuery({ ...c.query, sql: DEFERRED + c.query.sql, parameters: this.params(c, args) }).then(() => undefined);
+    c.deferredSql ??= Buffer.from(DEFERRED + c.query.sql, 'utf8').toString('utf8');
+    return db.executeQuery({ ...c.query, sql: c.deferredSql, parameters: this.params(c, args) }).then(() => undefined);
   }
 
   private params(c: Compiled, args: A): unknown[] {
