@@ -210,11 +210,7 @@ export class JobRunner {
     for (;;) {
       const ran = await this.runBatch(platformId, BATCH_SIZE);
       n += ran;
-      // A background pass stops at a batch that was not full: nothing more was due when it was
-      // claimed (or another loop holds it), and looking again would cost an empty transaction —
-      // two round trips on PostgreSQL — on every poll under load. The next poll comes soon.
-      if (ran >= BATCH_SIZE || (ran > 0 && platformId)) continue;
-      if (ran > 0) return n;
+      if (ran > 0) continue;
       if (!platformId || !(await this.hasDueJobs(platformId)) || performance.now() > deadline) return n;
       await new Promise((r) => setTimeout(r, 10));
     }

@@ -208,11 +208,12 @@ describe('the server with group commit (CORRIDOR_PG_GROUP_COMMIT=2, the default)
         lockedCurrencyAmount: 1_000,
         immediatelyExecute: true,
       };
-      // Five that fit, sent together: they share groups.
+      // Ten for half the funds, sent together: they share groups (with two group slots, requests
+      // that arrive while both are busy wait, and the next group takes them all).
       const group = srv.app.ctx.store.groupCommit;
       expect(group).toBeDefined();
-      const fits = await Promise.all(Array.from({ length: 5 }, () => p.api.post('/quotes', body)));
-      expect(fits.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+      const fits = await Promise.all(Array.from({ length: 10 }, () => p.api.post('/quotes', { ...body, lockedCurrencyAmount: 500 })));
+      expect(fits.map((r) => r.status)).toEqual(fits.map(() => 201));
       expect(group!.stats.units).toBeGreaterThan(group!.stats.groups);
       // Then thirty for the five thousand left: five are paid, the others refused for want of
       // funds, none a 5xx.
