@@ -42,6 +42,12 @@ export interface Unit {
   emit(type: WebhookType, resourceId: string, data: unknown): void;
   /** Writes the events emitted so far, now (all are written when the unit ends anyway). */
   flush(): Promise<void>;
+  /**
+   * Called just before a write that locks a row other units wait for (a balance UPDATE): where
+   * such a lock is held until COMMIT (PostgreSQL), the events emitted so far are written ahead of
+   * it (deferred, in its round trip), so the lock is held over as little work as possible.
+   */
+  beforeRowLock(): Promise<void>;
   /** Durable delayed work of this platform, `delayMs` after now, written in this transaction. */
   schedule(kind: string, payload: unknown, delayMs: number): Promise<void>;
 }
@@ -54,6 +60,12 @@ export function openUnit(trx: Kysely<Database>, app: AppContext, platform: Platf
   const nowMs = platformNowMs(app.deps.clock, platform);
   const at = iso(nowMs);
   let events: EventInput[] = [];
+  const flush = async () => {
+    if (events.length === 0) return;
+    const pending = events;
+    events = [];
+    await enqueueEvents(trx, pending);
+  };
   return {
     trx,
     platform,
@@ -64,12 +76,8 @@ export function openUnit(trx: Kysely<Database>, app: AppContext, platform: Platf
     emit(type, resourceId, data) {
       events.push({ id: app.deps.ids.next('Webhook'), platformId: platform.id, type, resourceId, data, at });
     },
-    async flush() {
-      if (events.length === 0) return;
-      const pending = events;
-      events = [];
-      await enqueueEvents(trx, pending);
-    },
+    flush,
+    beforeRowLock: () => (app.store.kind === 'postgres' ? flush() : Promise.resolve()),
     schedule(kind, payload, delayMs) {
       return scheduleJob(trx, app.deps.clock, { id: app.deps.ids.next('Job'), platformId: platform.id, kind, payload, delayMs, at });
     },

@@ -189,3 +189,18 @@ export async function resetPgSchema(url: string, schema: string): Promise<void> 
     await client.end();
   }
 }
+
+/**
+ * Drops schemas a run made (after its servers closed), giving up on a lock after 5 s: one still
+ * held by a killed process's connection leaves the schema behind rather than hanging.
+ */
+export async function dropPgSchemas(url: string, schemas: readonly string[]): Promise<void> {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    for (const s of schemas) await client.query(`SET lock_timeout = '5s'; DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

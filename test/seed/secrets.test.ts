@@ -6,9 +6,8 @@
  * are seeded data, like account numbers — which shows the runs really are alike), the CVVs do not.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resetPgSchema, withSearchPath } from '../../bench/dataset/writers.ts';
+import { dropPgSchemas, resetPgSchema, withSearchPath } from '../../bench/dataset/writers.ts';
 import { SEED_EPOCH_MS, seededDeps } from '../../src/lib/seeded-deps.ts';
 import { laneStore, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -20,15 +19,7 @@ const base = process.env.CORRIDOR_TEST_DATABASE_BASE_URL ?? process.env.TEST_DAT
 
 afterAll(async () => {
   for (const s of servers) await s.close();
-  if (base && schemas.length > 0) {
-    const client = new pg.Client({ connectionString: base });
-    try {
-      await client.connect();
-      for (const s of schemas) await client.query(`SET lock_timeout = '5s'; DROP SCHEMA IF EXISTS ${s} CASCADE`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
+  if (base) await dropPgSchemas(base, schemas);
 });
 
 /** A seeded server on a fresh store (a new DATA_DIR; on PostgreSQL a new, empty schema). */

@@ -9,9 +9,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resetPgSchema, withSearchPath } from '../../bench/dataset/writers.ts';
+import { dropPgSchemas, resetPgSchema, withSearchPath } from '../../bench/dataset/writers.ts';
 import { CREDENTIALS_FILE } from '../../src/store/db.ts';
 import { cliEnv, killChildren, type RunningCli, spawnCli, startCli } from '../helpers/child.ts';
 import { basicHeader } from '../helpers/http.ts';
@@ -26,15 +25,7 @@ afterAll(async () => {
   for (const r of running) await r.stop().catch(() => undefined);
   killChildren();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  if (base && schemas.length > 0) {
-    const client = new pg.Client({ connectionString: base });
-    try {
-      await client.connect();
-      for (const s of schemas) await client.query(`SET lock_timeout = '5s'; DROP SCHEMA IF EXISTS ${s} CASCADE`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
+  if (base) await dropPgSchemas(base, schemas);
 });
 
 /** A fresh store: a new DATA_DIR, and on the PostgreSQL lane a new, empty schema of the lane's database. */

@@ -179,6 +179,7 @@ async function inSavepoint<T>(u: Unit, fn: (scoped: Unit) => Promise<T>): Promis
     },
     // Held until the savepoint is released; the unit writes them with its own.
     flush: async () => {},
+    beforeRowLock: async () => {},
     schedule: (kind, payload, delayMs) => u.schedule(kind, payload, delayMs),
   };
   const savepoint = await openActionSavepoint(u.trx);

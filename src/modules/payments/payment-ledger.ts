@@ -62,10 +62,7 @@ export async function postAndNotify(env: Env, kind: string, referenceId: string,
     balancesLast: true,
   };
   if (env.balances) return env.balances.post(u, entry);
-  // On PostgreSQL the balance UPDATE locks the account row until COMMIT, and concurrent payments of
-  // the account wait for it: the events emitted so far are written ahead of it (deferred, in the
-  // same round trip), so the lock is held over as little work as possible.
-  if (u.app.store.kind === 'postgres') await u.flush();
+  await u.beforeRowLock();
   for (const row of await postEntry(u.trx, entry)) emitBalance(u, row);
 }
 
