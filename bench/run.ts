@@ -23,7 +23,7 @@ import { sqlDiff, sqlReport, sqlSnapshot, type StatementTiming } from './sql-pro
 import { runStartup } from './startup.ts';
 import { pgbenchBaseline, sqliteBaseline } from './store-baseline.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
-import { killAllChildrenSync, ROOT, startBaseline, startCorridor } from './servers.ts';
+import { killAllChildrenSync, localPostgresCpuSeconds, ROOT, startBaseline, startCorridor } from './servers.ts';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -240,13 +240,29 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
           },
         }
       : undefined;
-    const load = await measureWithCpu(`${s.name} corridor`, corridor.servers, o, prepared.request, prepared.settle?.bind(prepared), window);
+    const storeCpu = o.store === 'postgres' ? localPostgresCpuSeconds : undefined;
+    const load = await measureWithCpu(
+      `${s.name} corridor`,
+      corridor.servers,
+      o,
+      prepared.request,
+      prepared.settle?.bind(prepared),
+      window,
+      storeCpu,
+    );
     if (sqlFile) sql = sqlReport(s.name, sqlWindow, load.result.requests);
     if (o.cpuProfDir) {
       for (const server of corridor.servers)
         recordProfileWindow(o.cpuProfDir, { pid: server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
     }
-    const extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    let extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
+    if (load.storeCpu !== undefined && load.result.requests > 0) {
+      const figures = {
+        'PostgreSQL CPU (local postgres processes), % of a core': Math.round((load.storeCpu / load.result.seconds) * 100),
+        'PostgreSQL CPU µs per response': Math.round((load.storeCpu * 1e6) / load.result.requests),
+      };
+      extra = extra ? { ...extra, figures: { ...extra.figures, ...figures } } : { figures, failures: [] };
+    }
     await prepared.verify?.();
     corridorRow = {
       scenario: s.name,
@@ -336,7 +352,8 @@ async function measureWithCpu(
   request: LoadOptions['request'],
   settle?: () => Promise<string>,
   window?: { start(): Promise<void>; end(): Promise<void> },
-): Promise<{ result: LoadResult; cpu: number | undefined; windowUs: [number, number] }> {
+  storeCpuSeconds?: () => number | undefined,
+): Promise<{ result: LoadResult; cpu: number | undefined; storeCpu?: number | undefined; windowUs: [number, number] }> {
   const origin = servers.length === 1 ? servers[0]!.origin : servers.map((server) => server.origin);
   const load = (duration: number, title: string) =>
     o.rate === undefined
@@ -356,6 +373,7 @@ async function measureWithCpu(
   );
   await window?.start();
   const before = totalCpuSeconds(servers);
+  const storeBefore = storeCpuSeconds?.();
   // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
   const startUs = Number(process.hrtime.bigint() / 1000n);
   const result = await load(o.duration, label);
@@ -365,8 +383,14 @@ async function measureWithCpu(
       log(`${label}: second ${b.second}: ${b.responses} responses, mean ${b.meanMs.toFixed(1)} ms, max ${b.maxMs.toFixed(1)} ms`);
   }
   const after = totalCpuSeconds(servers);
+  const storeAfter = storeCpuSeconds?.();
   await window?.end();
-  return { result, cpu: before === undefined || after === undefined ? undefined : after - before, windowUs: [startUs, endUs] };
+  return {
+    result,
+    cpu: before === undefined || after === undefined ? undefined : after - before,
+    storeCpu: storeBefore === undefined || storeAfter === undefined ? undefined : storeAfter - storeBefore,
+    windowUs: [startUs, endUs],
+  };
 }
 
 async function main(argv: string[]): Promise<number> {

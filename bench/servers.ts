@@ -58,6 +58,48 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
+/** CPU seconds of one process from /proc/<pid>/stat (utime + stime); undefined when unreadable. */
+function procCpuSeconds(pid: number | string): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds used so far by every process on this machine named `postgres` (the postmaster, its
+ * backends, WAL writer, checkpointer…): a local PostgreSQL's share of the machine, to set beside
+ * Corridor's. Backends that exit take their time with them, so read it over a window in which the
+ * pool keeps its connections. Undefined off Linux or when no such process is visible.
+ */
+export function localPostgresCpuSeconds(): number | undefined {
+  let dirs: string[];
+  try {
+    dirs = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  let seen = false;
+  for (const pid of dirs) {
+    let comm: string;
+    try {
+      comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm !== 'postgres') continue;
+    const cpu = procCpuSeconds(pid);
+    if (cpu === undefined) continue;
+    total += cpu;
+    seen = true;
+  }
+  return seen ? total : undefined;
+}
+
 export interface ChildServer {
   name: string;
   pid: number;
@@ -152,13 +194,7 @@ async function spawnServer(o: SpawnOptions): Promise<ChildServer> {
       }
     },
     cpuSeconds() {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
-      } catch {
-        return undefined;
-      }
+      return procCpuSeconds(pid);
     },
     async stop() {
       if (exitCode !== undefined) return;

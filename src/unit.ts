@@ -50,6 +50,8 @@ export interface Unit {
   beforeRowLock(): Promise<void>;
   /** Durable delayed work of this platform, `delayMs` after now, written in this transaction. */
   schedule(kind: string, payload: unknown, delayMs: number): Promise<void>;
+  /** Whether this unit scheduled work due at once (`delayMs` ≤ 0): the job runner then looks again without waiting for its next poll. */
+  scheduledDueNow(): boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export function openUnit(trx: Kysely<Database>, app: AppContext, platform: Platf
   const nowMs = platformNowMs(app.deps.clock, platform);
   const at = iso(nowMs);
   let events: EventInput[] = [];
+  let dueNow = false;
   const flush = async () => {
     if (events.length === 0) return;
     const pending = events;
@@ -79,8 +82,10 @@ export function openUnit(trx: Kysely<Database>, app: AppContext, platform: Platf
     flush,
     beforeRowLock: () => (app.store.kind === 'postgres' ? flush() : Promise.resolve()),
     schedule(kind, payload, delayMs) {
+      if (delayMs <= 0) dueNow = true;
       return scheduleJob(trx, app.deps.clock, { id: app.deps.ids.next('Job'), platformId: platform.id, kind, payload, delayMs, at });
     },
+    scheduledDueNow: () => dueNow,
   };
 }
 

@@ -208,9 +208,14 @@ export class JobRunner {
     // A wall-clock bound on waiting for other processes' locks (not business time).
     const deadline = performance.now() + DRAIN_WAIT_MS;
     for (;;) {
-      const ran = await this.runBatch(platformId, BATCH_SIZE);
+      const { ran, chained } = await this.runBatch(platformId, BATCH_SIZE);
       n += ran;
-      if (ran > 0) continue;
+      // A background pass stops after a batch that was not full, unless its jobs scheduled work due
+      // at once (a chain: provisioning, then activation): nothing else was due when it was
+      // claimed, and looking again at once would cost an empty transaction (two round trips on
+      // PostgreSQL) on every poll; what arrives meanwhile runs at the next poll, POLL_INTERVAL_MS away.
+      if (ran >= BATCH_SIZE || chained || (ran > 0 && platformId)) continue;
+      if (ran > 0) return n;
       if (!platformId || !(await this.hasDueJobs(platformId)) || performance.now() > deadline) return n;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -243,12 +248,12 @@ export class JobRunner {
    * the work they finish together) fails, the whole batch rolls back and its jobs are run one at a
    * time, so one failing job neither blocks nor undoes the others.
    */
-  private async runBatch(platformId: string | undefined, limit: number, onlyId?: string): Promise<number> {
+  private async runBatch(platformId: string | undefined, limit: number, onlyId?: string): Promise<BatchResult> {
     const now = this.o.clock.nowMs();
     // Only kinds this process can run: another process (a newer version, or a test's probe) may
     // know kinds this one does not, and must get them.
     const kinds = [...this.o.handlers.keys()];
-    if (kinds.length === 0) return 0;
+    if (kinds.length === 0) return { ran: 0, chained: false };
     let claimed: JobRow[] = [];
     try {
       return await this.o.db.transaction().execute((outer) =>
@@ -317,20 +322,22 @@ export class JobRunner {
           await finishDone(trx, done, now);
           await batch.finish(trx);
           await flushUnits();
-          return ran;
+          const chained = [...units.values()].some((u) => typeof u === 'object' && u.scheduledDueNow());
+          return { ran, chained };
         }),
       );
     } catch (err) {
       if (claimed.length === 0) throw err;
       if (claimed.length > 1) {
         for (const job of claimed) await this.runBatch(platformId, 1, job.id);
-        return claimed.length;
+        // Whatever those scheduled, the pass looks again at once (as after any failure).
+        return { ran: claimed.length, chained: true };
       }
       // The job's transaction rolled back (its effect did not happen): retry later, or give up.
       const job = claimed[0]!;
       // A deadlock or serialisation failure on PostgreSQL is another writer's timing, not the
       // job's fault: it runs again at once.
-      if (isTransientConflict(err)) return 1;
+      if (isTransientConflict(err)) return { ran: 1, chained: true };
       this.o.onError?.(err, job);
       const attempts = job.attempts + 1;
       await this.o.db
@@ -344,9 +351,15 @@ export class JobRunner {
         })
         .where('id', '=', job.id)
         .execute();
-      return 1;
+      return { ran: 1, chained: true };
     }
   }
+}
+
+/** What one batch did: how many jobs it ran, and whether they scheduled work due at once. */
+interface BatchResult {
+  ran: number;
+  chained: boolean;
 }
 
 async function markFailed(trx: Kysely<Database>, job: JobRow, error: string, nowMs: number): Promise<void> {

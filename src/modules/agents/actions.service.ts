@@ -181,6 +181,7 @@ async function inSavepoint<T>(u: Unit, fn: (scoped: Unit) => Promise<T>): Promis
     flush: async () => {},
     beforeRowLock: async () => {},
     schedule: (kind, payload, delayMs) => u.schedule(kind, payload, delayMs),
+    scheduledDueNow: () => u.scheduledDueNow(),
   };
   const savepoint = await openActionSavepoint(u.trx);
   try {
