@@ -36,7 +36,8 @@ Options:
                         counts from each request's due time; --connections caps the open connections
   --scenario <name>     run only this scenario (repeatable or comma-separated; default all but list);
                         "startup": cold start, idle memory and CLI latency (bench/startup.ts)
-  --store <kind>        sqlite (default; fresh file per scenario) or postgres
+  --store <kind>        sqlite (default; fresh file per scenario) or postgres; with postgres the report adds
+                        PostgreSQL's CPU in the measured window (every local process named postgres, from /proc)
   --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
   --processes <n>       --store postgres: run n Corridor processes (1-8, default 1) on the one database, each on
                         its own port (the first starts alone and migrates, the others join once it is healthy).
