@@ -5,9 +5,9 @@
  * own and never started, so no poller takes its jobs; the app's runner does not know their kinds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobHandler, JobRunner, scheduleJob } from '../../src/jobs/jobs.ts';
-import { iso } from '../../src/lib/time.ts';
+import { type JobHandler, JobRunner } from '../../src/jobs/jobs.ts';
 import { openUnit } from '../../src/unit.ts';
+import { scheduleTestJob } from '../helpers/jobs.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let srv: TestServer;
@@ -47,13 +47,8 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-async function schedule(platformId: string, kind: string): Promise<string> {
-  const { db, deps } = srv.app.ctx;
-  const id = deps.ids.next('Job');
-  await db
-    .transaction()
-    .execute((trx) => scheduleJob(trx, deps.clock, { id, platformId, kind, payload: {}, delayMs: 0, at: iso(deps.clock.nowMs()) }));
-  return id;
+function schedule(platformId: string, kind: string): Promise<string> {
+  return scheduleTestJob(srv, platformId, kind, 0);
 }
 
 async function statusOf(platformId: string): Promise<Record<string, string>> {

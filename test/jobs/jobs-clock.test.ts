@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleJob, type JobHandler } from '../../src/jobs/jobs.ts';
 import { iso } from '../../src/lib/time.ts';
 import { expectError } from '../helpers/http.ts';
+import { scheduleTestJob } from '../helpers/jobs.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let srv: TestServer;
@@ -20,15 +21,8 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-async function schedule(platformId: string, delayMs: number): Promise<string> {
-  const { db, deps } = srv.app.ctx;
-  const id = deps.ids.next('Job');
-  await db
-    .transaction()
-    .execute((trx) =>
-      scheduleJob(trx, deps.clock, { id, platformId, kind: 'TEST_PROBE', payload: {}, delayMs, at: iso(deps.clock.nowMs()) }),
-    );
-  return id;
+function schedule(platformId: string, delayMs: number): Promise<string> {
+  return scheduleTestJob(srv, platformId, 'TEST_PROBE', delayMs);
 }
 
 describe('sandbox clock and durable jobs', () => {
