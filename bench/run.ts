@@ -21,6 +21,7 @@ import { extraLines, machineInfo, table, targetLines, type Row } from './report.
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
 import { sqlDiff, sqlReport, sqlSnapshot, type StatementTiming } from './sql-profile.ts';
 import { runStartup } from './startup.ts';
+import { type PgCounters, pgCounters, pgSettingsLine, pgWindowFigures } from './pg-window.ts';
 import { pgbenchBaseline, sqliteBaseline } from './store-baseline.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
 import { killAllChildrenSync, localPostgresCpuSeconds, ROOT, startBaseline, startCorridor } from './servers.ts';
@@ -37,7 +38,9 @@ Options:
   --scenario <name>     run only this scenario (repeatable or comma-separated; default all but list);
                         "startup": cold start, idle memory and CLI latency (bench/startup.ts)
   --store <kind>        sqlite (default; fresh file per scenario) or postgres; with postgres the report adds
-                        PostgreSQL's CPU in the measured window (every local process named postgres, from /proc)
+                        PostgreSQL's CPU in the measured window (every local process named postgres, from /proc),
+                        the WAL it wrote and flushed, its checkpoints and backend buffer writes, and a header line with the
+                        server settings and the host's write-back threshold behind those figures
   --database-url <url>  PostgreSQL URL for --store postgres (default: $DATABASE_URL)
   --processes <n>       --store postgres: run n Corridor processes (1-8, default 1) on the one database, each on
                         its own port (the first starts alone and migrates, the others join once it is healthy).
@@ -231,16 +234,23 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
     prepared = await s.setup(corridor.handle);
     let sqlBefore: StatementTiming[] = [];
     let sqlWindow: StatementTiming[] = [];
-    const window = sqlFile
-      ? {
-          start: async () => {
-            sqlBefore = await sqlSnapshot(corridor.server.pid, sqlFile);
-          },
-          end: async () => {
-            sqlWindow = sqlDiff(sqlBefore, await sqlSnapshot(corridor.server.pid, sqlFile));
-          },
-        }
-      : undefined;
+    // PostgreSQL's WAL, checkpoints and commits over the window (pg-window.ts).
+    const pgUrl = o.store === 'postgres' ? o.databaseUrl : undefined;
+    let pgBefore: PgCounters | undefined;
+    let pgAfter: PgCounters | undefined;
+    const window =
+      sqlFile || pgUrl
+        ? {
+            start: async () => {
+              if (sqlFile) sqlBefore = await sqlSnapshot(corridor.server.pid, sqlFile);
+              if (pgUrl) pgBefore = await pgCounters(pgUrl);
+            },
+            end: async () => {
+              if (sqlFile) sqlWindow = sqlDiff(sqlBefore, await sqlSnapshot(corridor.server.pid, sqlFile));
+              if (pgUrl) pgAfter = await pgCounters(pgUrl);
+            },
+          }
+        : undefined;
     const storeCpu = o.store === 'postgres' ? localPostgresCpuSeconds : undefined;
     const load = await measureWithCpu(
       `${s.name} corridor`,
@@ -257,10 +267,15 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
         recordProfileWindow(o.cpuProfDir, { pid: server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
     }
     let extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
-    if (load.storeCpu !== undefined && load.result.requests > 0) {
+    if (load.result.requests > 0 && (load.storeCpu !== undefined || (pgBefore && pgAfter))) {
       const figures = {
-        'PostgreSQL CPU (local postgres processes), % of a core': Math.round((load.storeCpu / load.result.seconds) * 100),
-        'PostgreSQL CPU µs per response': Math.round((load.storeCpu * 1e6) / load.result.requests),
+        ...(load.storeCpu === undefined
+          ? {}
+          : {
+              'PostgreSQL CPU (local postgres processes), % of a core': Math.round((load.storeCpu / load.result.seconds) * 100),
+              'PostgreSQL CPU µs per response': Math.round((load.storeCpu * 1e6) / load.result.requests),
+            }),
+        ...(pgBefore && pgAfter ? pgWindowFigures(pgBefore, pgAfter, load.result.requests) : {}),
       };
       extra = extra ? { ...extra, figures: { ...extra.figures, ...figures } } : { figures, failures: [] };
     }
@@ -420,6 +435,7 @@ async function main(argv: string[]): Promise<number> {
     `command:  ${commandLine(argv)}`,
     `settings: ${o.duration} s measured after ${o.warmup} s warm-up, ${o.rate === undefined ? 'closed loop' : `open loop at ${o.rate} req/s offered (latency from each request's due time), at most`} ${o.connections ?? `${DEFAULT_CONNECTIONS} (or the scenario's own)`} connections, pipelining 1, store ${o.store}${o.processes > 1 ? ` (${o.processes} Corridor processes on the one database, load round-robin over them)` : ''}, LOG_LEVEL=${o.logLevel}` +
       (o.cpuProfDir ? `, CPU profiles in ${o.cpuProfDir}` : ''),
+    ...(o.store === 'postgres' && o.databaseUrl ? [await pgSettingsLine(o.databaseUrl)] : []),
     '',
   ].join('\n');
   process.stdout.write(`${header}\n`);

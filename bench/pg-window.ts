@@ -1,0 +1,104 @@
+/**
+ * PostgreSQL's side of a measured window (`--store postgres`): the settings a figure depends on, and
+ * what the server did in the window — WAL written and flushed, full-page images, checkpoints begun, and
+ * buffers its backends had to write out themselves.
+ *
+ * On the 2-core reference machine the slow seconds of a payment run line up with checkpoints (the
+ * full-page writes after one) and with the kernel's write-back, and WAL bytes per payment is the
+ * one figure that does not move with the machine's mood; so every PostgreSQL figure carries them.
+ */
+import fs from 'node:fs';
+import pg from 'pg';
+
+/** Server settings that move the payment figures, as `SHOW` prints them. */
+const SETTINGS = [
+  'server_version',
+  'synchronous_commit',
+  'shared_buffers',
+  'max_wal_size',
+  'checkpoint_timeout',
+  'wal_compression',
+] as const;
+
+export interface PgCounters {
+  /** pg_current_wal_lsn() as a byte position. */
+  walBytes: bigint;
+  /** pg_stat_wal: WAL flushes to disk (a commit waits on one; group commit shares them) and full-page images. */
+  walSyncs: number;
+  walFpi: number;
+  /** pg_stat_bgwriter: checkpoints begun (timed + requested), and buffers a backend had to write itself to free one. */
+  checkpoints: number;
+  backendWrites: number;
+}
+
+async function withClient<T>(databaseUrl: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await f(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `X/Y` (two hex halves) as a byte position. */
+export function lsnBytes(lsn: string): bigint {
+  const m = /^([0-9A-F]+)\/([0-9A-F]+)$/i.exec(lsn);
+  if (!m) throw new Error(`not an LSN: ${lsn}`);
+  return (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`);
+}
+
+/** PostgreSQL keeps these cluster-wide and flushes a backend's share about once a second: read them over many seconds. */
+export async function pgCounters(databaseUrl: string): Promise<PgCounters> {
+  return withClient(databaseUrl, async (c) => {
+    const r = await c.query<{ lsn: string; syncs: string; fpi: string; checkpoints: string; backend: string }>(
+      `select pg_current_wal_lsn()::text as lsn, w.wal_sync as syncs, w.wal_fpi as fpi,
+              b.checkpoints_timed + b.checkpoints_req as checkpoints, b.buffers_backend as backend
+         from pg_stat_wal w, pg_stat_bgwriter b`,
+    );
+    const row = r.rows[0]!;
+    return {
+      walBytes: lsnBytes(row.lsn),
+      walSyncs: Number(row.syncs),
+      walFpi: Number(row.fpi),
+      checkpoints: Number(row.checkpoints),
+      backendWrites: Number(row.backend),
+    };
+  });
+}
+
+/** The window's figures per response, for the report's extra lines. */
+export function pgWindowFigures(before: PgCounters, after: PgCounters, responses: number): Record<string, number> {
+  const per = (n: number) => Math.round((n / responses) * 100) / 100;
+  return {
+    'PostgreSQL WAL bytes per response': Math.round(Number(after.walBytes - before.walBytes) / responses),
+    'PostgreSQL WAL flushes per response': per(after.walSyncs - before.walSyncs),
+    'PostgreSQL full-page images per response': per(after.walFpi - before.walFpi),
+    'PostgreSQL buffers written by backends per response': per(after.backendWrites - before.backendWrites),
+    'PostgreSQL checkpoints begun in the window': after.checkpoints - before.checkpoints,
+  };
+}
+
+/** Linux write-back threshold: `vm.dirty_background_bytes`, or the ratio when that is 0. */
+function dirtyBackground(): string {
+  try {
+    const bytes = Number(fs.readFileSync('/proc/sys/vm/dirty_background_bytes', 'utf8'));
+    if (bytes > 0) return `vm.dirty_background_bytes=${bytes}`;
+    return `vm.dirty_background_ratio=${fs.readFileSync('/proc/sys/vm/dirty_background_ratio', 'utf8').trim()}`;
+  } catch {
+    return 'vm.dirty_background_* unreadable';
+  }
+}
+
+/** One header line: the PostgreSQL settings and the host's write-back threshold behind the figures. */
+export async function pgSettingsLine(databaseUrl: string): Promise<string> {
+  const shown = await withClient(databaseUrl, async (c) => {
+    const out: string[] = [];
+    for (const name of SETTINGS) {
+      const r = await c.query<{ v: string }>('select current_setting($1) as v', [name]);
+      out.push(`${name}=${r.rows[0]!.v.split(' ')[0]}`);
+    }
+    return out;
+  });
+  return `postgres: ${shown.join(' ')}, host ${dirtyBackground()}`;
+}
