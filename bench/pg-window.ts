@@ -23,12 +23,13 @@ const SETTINGS = [
 export interface PgCounters {
   /** pg_current_wal_lsn() as a byte position. */
   walBytes: bigint;
-  /** pg_stat_wal: WAL flushes to disk (a commit waits on one; group commit shares them) and full-page images. */
-  walSyncs: number;
-  walFpi: number;
-  /** pg_stat_bgwriter: checkpoints begun (timed + requested), and buffers a backend had to write itself to free one. */
-  checkpoints: number;
-  backendWrites: number;
+  /** pg_stat_wal (PostgreSQL 14+): WAL flushes to disk (a commit waits on one; group commit shares them) and full-page images. */
+  walSyncs?: number | undefined;
+  walFpi?: number | undefined;
+  /** Checkpoints begun, timed + requested (pg_stat_bgwriter, or pg_stat_checkpointer from PostgreSQL 17). */
+  checkpoints?: number | undefined;
+  /** Buffers a backend had to write itself to free one (pg_stat_bgwriter, up to PostgreSQL 16). */
+  backendWrites?: number | undefined;
 }
 
 async function withClient<T>(databaseUrl: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -48,35 +49,49 @@ export function lsnBytes(lsn: string): bigint {
   return (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`);
 }
 
+/** The first query that answers, as numbers; undefined when none does (a view or column this server version lacks). */
+async function firstRow(c: pg.Client, queries: string[]): Promise<Record<string, number> | undefined> {
+  for (const q of queries) {
+    try {
+      const row = (await c.query<Record<string, string>>(q)).rows[0];
+      if (row) return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
+    } catch {
+      // not on this version: try the next
+    }
+  }
+  return undefined;
+}
+
 /** PostgreSQL keeps these cluster-wide and flushes a backend's share about once a second: read them over many seconds. */
 export async function pgCounters(databaseUrl: string): Promise<PgCounters> {
   return withClient(databaseUrl, async (c) => {
-    const r = await c.query<{ lsn: string; syncs: string; fpi: string; checkpoints: string; backend: string }>(
-      `select pg_current_wal_lsn()::text as lsn, w.wal_sync as syncs, w.wal_fpi as fpi,
-              b.checkpoints_timed + b.checkpoints_req as checkpoints, b.buffers_backend as backend
-         from pg_stat_wal w, pg_stat_bgwriter b`,
-    );
-    const row = r.rows[0]!;
-    return {
-      walBytes: lsnBytes(row.lsn),
-      walSyncs: Number(row.syncs),
-      walFpi: Number(row.fpi),
-      checkpoints: Number(row.checkpoints),
-      backendWrites: Number(row.backend),
-    };
+    const lsn = (await c.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
+    const wal = await firstRow(c, ['select wal_sync as syncs, wal_fpi as fpi from pg_stat_wal']);
+    const checkpoints = await firstRow(c, [
+      'select num_timed + num_requested as n from pg_stat_checkpointer',
+      'select checkpoints_timed + checkpoints_req as n from pg_stat_bgwriter',
+    ]);
+    const backend = await firstRow(c, ['select buffers_backend as n from pg_stat_bgwriter']);
+    return { walBytes: lsnBytes(lsn), walSyncs: wal?.syncs, walFpi: wal?.fpi, checkpoints: checkpoints?.n, backendWrites: backend?.n };
   });
 }
 
-/** The window's figures per response, for the report's extra lines. */
+/** The window's figures per response, for the report's extra lines; a counter this server lacks is left out. */
 export function pgWindowFigures(before: PgCounters, after: PgCounters, responses: number): Record<string, number> {
-  const per = (n: number) => Math.round((n / responses) * 100) / 100;
-  return {
-    'PostgreSQL WAL bytes per response': Math.round(Number(after.walBytes - before.walBytes) / responses),
-    'PostgreSQL WAL flushes per response': per(after.walSyncs - before.walSyncs),
-    'PostgreSQL full-page images per response': per(after.walFpi - before.walFpi),
-    'PostgreSQL buffers written by backends per response': per(after.backendWrites - before.backendWrites),
-    'PostgreSQL checkpoints begun in the window': after.checkpoints - before.checkpoints,
+  const delta = (k: 'walSyncs' | 'walFpi' | 'checkpoints' | 'backendWrites') => {
+    const a = after[k];
+    const b = before[k];
+    return a === undefined || b === undefined ? undefined : a - b;
   };
+  const per = (n: number | undefined) => (n === undefined ? undefined : Math.round((n / responses) * 100) / 100);
+  const figures: Record<string, number | undefined> = {
+    'PostgreSQL WAL bytes per response': Math.round(Number(after.walBytes - before.walBytes) / responses),
+    'PostgreSQL WAL flushes per response': per(delta('walSyncs')),
+    'PostgreSQL full-page images per response': per(delta('walFpi')),
+    'PostgreSQL buffers written by backends per response': per(delta('backendWrites')),
+    'PostgreSQL checkpoints begun in the window': delta('checkpoints'),
+  };
+  return Object.fromEntries(Object.entries(figures).filter((e): e is [string, number] => e[1] !== undefined));
 }
 
 /** Linux write-back threshold: `vm.dirty_background_bytes`, or the ratio when that is 0. */

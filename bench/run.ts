@@ -234,7 +234,7 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
     prepared = await s.setup(corridor.handle);
     let sqlBefore: StatementTiming[] = [];
     let sqlWindow: StatementTiming[] = [];
-    // PostgreSQL's WAL, checkpoints and commits over the window (pg-window.ts).
+    // PostgreSQL's WAL, flushes, full-page images, checkpoints and backend writes over the window (pg-window.ts).
     const pgUrl = o.store === 'postgres' ? o.databaseUrl : undefined;
     let pgBefore: PgCounters | undefined;
     let pgAfter: PgCounters | undefined;

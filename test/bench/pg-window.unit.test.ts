@@ -41,3 +41,14 @@ describe('pgWindowFigures', () => {
     expect(pgWindowFigures(start, end, 2)['PostgreSQL WAL bytes per response']).toBe(4096);
   });
 });
+
+describe('pgWindowFigures on a server without some counters', () => {
+  it('leaves out what either end could not read, keeps the WAL bytes', () => {
+    const before: PgCounters = { walBytes: 0n, walSyncs: 10, checkpoints: 1, backendWrites: undefined };
+    const after: PgCounters = { walBytes: 3_000n, walSyncs: 13, checkpoints: undefined, backendWrites: 9 };
+    expect(pgWindowFigures(before, after, 3)).toEqual({
+      'PostgreSQL WAL bytes per response': 1_000,
+      'PostgreSQL WAL flushes per response': 1,
+    });
+  });
+});
