@@ -108,12 +108,11 @@ function dirtyBackground(): string {
 /** One header line: the PostgreSQL settings and the host's write-back threshold behind the figures. */
 export async function pgSettingsLine(databaseUrl: string): Promise<string> {
   const shown = await withClient(databaseUrl, async (c) => {
-    const out: string[] = [];
-    for (const name of SETTINGS) {
-      const r = await c.query<{ v: string }>('select current_setting($1) as v', [name]);
-      out.push(`${name}=${r.rows[0]!.v.split(' ')[0]}`);
-    }
-    return out;
+    const r = await c.query<{ name: string; v: string }>(
+      'select name, current_setting(name) as v from unnest($1::text[]) with ordinality as s(name, i) order by i',
+      [[...SETTINGS]],
+    );
+    return r.rows.map((row) => `${row.name}=${row.v.split(' ')[0]}`);
   });
   return `postgres: ${shown.join(' ')}, host ${dirtyBackground()}`;
 }
