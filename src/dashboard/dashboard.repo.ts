@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, PlatformRow } from '../store/schema.ts';
+import { guard } from '../store/guard.ts';
 
 export interface PostingRow {
   entry_id: string;
@@ -21,8 +22,8 @@ export async function accountExists(db: Kysely<Database>, platformId: string, ac
   const row = await db
     .selectFrom('internal_accounts')
     .select('id')
-    .where('platform_id', '=', platformId)
     .where('id', '=', accountId)
+    .where(guard('platform_id', platformId))
     .executeTakeFirst();
   return row !== undefined;
 }

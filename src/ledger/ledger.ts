@@ -9,6 +9,7 @@
 import { sql, type Kysely } from 'kysely';
 import { ApiError, errors } from '../http/errors.ts';
 import { lockRowsInOrder } from '../store/pg-group-commit.ts';
+import { guard } from '../store/guard.ts';
 import { prepared, type Prepared } from '../store/prepared.ts';
 import type { Database, InternalAccountRow } from '../store/schema.ts';
 
@@ -274,8 +275,8 @@ function balanceUpdate(availableSign: number, pendingSign: number): Prepared<Bal
           updated_at: a.at,
         })
         .where('id', '=', a.id)
-        .where('platform_id', '=', a.platformId)
-        .where('currency', '=', a.currency);
+        .where(guard('platform_id', a.platformId))
+        .where(guard('currency', a.currency));
       if (availableSign < 0) q = q.where('available', '>=', a.availableBound);
       if (availableSign > 0) q = q.where('available', '<=', a.availableBound);
       if (pendingSign < 0) q = q.where('pending', '>=', a.pendingBound);
@@ -311,8 +312,8 @@ const netBalanceUpdate = prepared(
       .updateTable('internal_accounts')
       .set({ available: sql<number>`available + ${a.available}`, pending: sql<number>`pending + ${a.pending}`, updated_at: a.at })
       .where('id', '=', a.id)
-      .where('platform_id', '=', a.platformId)
-      .where('currency', '=', a.currency)
+      .where(guard('platform_id', a.platformId))
+      .where(guard('currency', a.currency))
       .where('available', '>=', a.availableLow)
       .where('available', '<=', a.availableHigh)
       .where('pending', '>=', a.pendingLow)

@@ -74,6 +74,7 @@ import { InFlight, Slots, type SlotLimits } from './in-flight.ts';
 import { signatureHeader, webhookSigningKey } from './keys.ts';
 import { writeOutcome, type AttemptResult, type ReplyHook } from './outcome.ts';
 import { endpointRefusal, systemResolveAll, type ResolveAll } from './target-guard.ts';
+import { guard } from '../store/guard.ts';
 
 export { LEASE_MS };
 
@@ -397,7 +398,7 @@ export class WebhookDeliverer {
     const now = this.o.clock.nowMs();
     const offsetMs = Number(platform.clock_offset_ms);
     const at = iso(now + offsetMs);
-    const q = trx.selectFrom('outbox_events').selectAll().where('platform_id', '=', platform.id).where('id', '=', eventId);
+    const q = trx.selectFrom('outbox_events').selectAll().where('id', '=', eventId).where(guard('platform_id', platform.id));
     const e = await lockRows(trx, q, { forUpdate: true }).executeTakeFirst();
     if (!e) throw errors.notFound('Webhook delivery', eventId);
     if (!url) throw errors.webhookEndpointNotSet();

@@ -4,6 +4,7 @@ import type { AgentAuth } from '../../http/auth.ts';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, InternalAccountRow } from '../../store/schema.ts';
 import type { AgentActionRow, AgentActionsTable, AgentDeviceCodeRow, AgentRow, AgentsTable } from '../../store/schema-agents.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertAgent(db: Kysely<Database>, row: AgentRow): Promise<void> {
   await db.insertInto('agents').values(row).execute();
@@ -11,7 +12,12 @@ export async function insertAgent(db: Kysely<Database>, row: AgentRow): Promise<
 
 /** A live (not deleted) agent; `forUpdate` holds its row until the caller's transaction ends. */
 export async function findAgent(db: Kysely<Database>, platformId: string, id: string, opts?: LockOptions): Promise<AgentRow | undefined> {
-  const q = db.selectFrom('agents').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
+  const q = db
+    .selectFrom('agents')
+    .selectAll()
+    .where('id', '=', id)
+    .where(guard('platform_id', platformId))
+    .where(guard('deleted_at', null));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -138,7 +144,7 @@ export async function findAction(
   id: string,
   opts?: LockOptions,
 ): Promise<AgentActionRow | undefined> {
-  const q = db.selectFrom('agent_actions').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('agent_actions').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, InternalAccountRow } from '../../store/schema.ts';
 import type { AuthCredentialRow, AuthRequestRow, AuthSessionRow } from '../../store/schema-auth.ts';
+import { guard } from '../../store/guard.ts';
 
 type Db = Kysely<Database>;
 
@@ -21,7 +22,7 @@ export async function findInternalAccount(
   id: string,
   opts?: LockOptions,
 ): Promise<InternalAccountRow | undefined> {
-  const q = db.selectFrom('internal_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('internal_accounts').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -34,8 +35,8 @@ export async function findCustomerData(db: Db, platformId: string, customerId: s
   const row = await db
     .selectFrom('customers')
     .select('data')
-    .where('platform_id', '=', platformId)
     .where('id', '=', customerId)
+    .where(guard('platform_id', platformId))
     .executeTakeFirst();
   return row?.data;
 }
@@ -43,7 +44,7 @@ export async function findCustomerData(db: Db, platformId: string, customerId: s
 // ── Credentials ─────────────────────────────────────────────────────────────────────────────────
 
 export async function findCredential(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<AuthCredentialRow | undefined> {
-  const q = db.selectFrom('auth_credentials').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('auth_credentials').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -108,7 +109,7 @@ export async function insertSession(db: Db, row: AuthSessionRow): Promise<void> 
 
 /** The session `id` of the platform in any state (revoked, expired), or undefined. */
 export async function findSession(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<AuthSessionRow | undefined> {
-  const q = db.selectFrom('auth_sessions').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('auth_sessions').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -185,7 +186,7 @@ export async function requestExists(db: Db, id: string): Promise<boolean> {
 }
 
 export async function findRequest(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<AuthRequestRow | undefined> {
-  const q = db.selectFrom('auth_requests').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  const q = db.selectFrom('auth_requests').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 

@@ -32,6 +32,7 @@ import { createCustomer } from '../customers/customers.service.ts';
 import { BulkBusinessRowSchema, BulkIndividualRowSchema, type BulkImportJobWire } from './bulk-import.schemas.ts';
 import type { BulkImportJobRow } from './bulk-import.tables.ts';
 import { CsvSyntaxError, csvRecords } from './csv.ts';
+import { guard } from '../../store/guard.ts';
 
 /** The job runner's kind for importing the next chunk of a bulk import. */
 export const JOB_BULK_IMPORT = 'customers.bulk-import';
@@ -203,7 +204,7 @@ function isFileTooLarge(err: unknown): boolean {
 async function deleteJob(trx: Kysely<Database>, platformId: string, jobId: string): Promise<void> {
   await trx.deleteFrom('bulk_import_chunks').where('platform_id', '=', platformId).where('job_id', '=', jobId).execute();
   await trx.deleteFrom('bulk_import_errors').where('platform_id', '=', platformId).where('job_id', '=', jobId).execute();
-  await trx.deleteFrom('bulk_import_jobs').where('platform_id', '=', platformId).where('id', '=', jobId).execute();
+  await trx.deleteFrom('bulk_import_jobs').where('id', '=', jobId).where(guard('platform_id', platformId)).execute();
 }
 
 async function deleteAbandonedUploads(trx: Kysely<Database>, platformId: string, nowMs: number): Promise<void> {
@@ -222,8 +223,8 @@ export async function getJob(ctx: AppContext, platform: PlatformRow, jobId: stri
   const job = await ctx.db
     .selectFrom('bulk_import_jobs')
     .selectAll()
-    .where('platform_id', '=', platform.id)
     .where('id', '=', jobId)
+    .where(guard('platform_id', platform.id))
     .executeTakeFirst();
   if (!job || job.status === 'UPLOADING') throw bulkErrors.jobNotFound(jobId);
   return jobToWire(ctx.db, job);
@@ -263,8 +264,8 @@ export async function bulkImportJob(u: Unit, job: { payload: string }): Promise<
   const row = await u.trx
     .selectFrom('bulk_import_jobs')
     .selectAll()
-    .where('platform_id', '=', u.platform.id)
     .where('id', '=', jobId)
+    .where(guard('platform_id', u.platform.id))
     .executeTakeFirst();
   // Gone (a sandbox reset) or finished: nothing to do.
   if (!row || (row.status !== 'PENDING' && row.status !== 'PROCESSING')) return;

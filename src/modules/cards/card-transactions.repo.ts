@@ -3,6 +3,7 @@ import type { Kysely, Updateable } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database } from '../../store/schema.ts';
 import type { CardEventRow, CardTransactionKind, CardTransactionRow, CardTransactionsTable } from './cards.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 type Db = Kysely<Database>;
 
@@ -17,13 +18,13 @@ export async function findCardTransaction(
   id: string,
   opts?: LockOptions & { cardId?: string },
 ): Promise<CardTransactionRow | undefined> {
-  let q = db.selectFrom('card_transactions').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  let q = db.selectFrom('card_transactions').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   if (opts?.cardId !== undefined) q = q.where('card_id', '=', opts.cardId);
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
 export async function updateCardTransaction(db: Db, platformId: string, id: string, set: Updateable<CardTransactionsTable>): Promise<void> {
-  await db.updateTable('card_transactions').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('card_transactions').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 /** How many card transactions of `kinds` the card made after `sinceIso` (the velocity window). */
@@ -64,7 +65,7 @@ export async function lastOpenReturn(db: Db, platformId: string, transactionId: 
 }
 
 export async function markReturnReversed(db: Db, platformId: string, eventId: string): Promise<void> {
-  await db.updateTable('card_events').set({ reversed: 1 }).where('platform_id', '=', platformId).where('id', '=', eventId).execute();
+  await db.updateTable('card_events').set({ reversed: 1 }).where('id', '=', eventId).where(guard('platform_id', platformId)).execute();
 }
 
 /** The issuer messages of a card, oldest first (tests and support read declines here). */

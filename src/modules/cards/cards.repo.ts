@@ -6,6 +6,7 @@ import type { Kysely, Updateable } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, InternalAccountRow } from '../../store/schema.ts';
 import type { CardRevealRow, CardRow, CardState, CardsTable } from './cards.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 type Db = Kysely<Database>;
 
@@ -15,13 +16,13 @@ export async function insertCard(db: Db, row: CardRow): Promise<void> {
 
 /** The platform's card `id`; `{ forUpdate }` holds its row until the caller's transaction ends. */
 export async function findCard(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<CardRow | undefined> {
-  const q = db.selectFrom('cards').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('cards').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
 /** Whether the platform has a card `id` (delegated keys bind to existing cards only). */
 export async function cardExists(db: Db, platformId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('cards').select('id').where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('cards').select('id').where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -43,7 +44,7 @@ export function isPlatformCardIdViolation(err: unknown): boolean {
 }
 
 export async function updateCard(db: Db, platformId: string, id: string, set: Updateable<CardsTable>): Promise<void> {
-  await db.updateTable('cards').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('cards').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 /**
@@ -60,8 +61,8 @@ export async function transitionCard(
   const r = await db
     .updateTable('cards')
     .set(set)
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where('state', '=', from)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;

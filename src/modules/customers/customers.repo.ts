@@ -2,6 +2,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { CustomerRow, CustomersTable, Database } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 /**
  * The customer with this id on this platform, deleted or not (check `deleted_at` to answer 410).
@@ -14,7 +15,7 @@ export async function findCustomer(
   id: string,
   opts?: LockOptions,
 ): Promise<CustomerRow | undefined> {
-  const q = db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('customers').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -32,9 +33,9 @@ export async function updateActiveCustomer(
   const r = await db
     .updateTable('customers')
     .set(set)
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
+    .where(guard('platform_id', platformId))
+    .where(guard('deleted_at', null))
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database } from '../../store/schema.ts';
 import type { CardFundingSourceRow, DelegatedKeyRow, DelegatedKeyStatus } from './delegated-keys.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 type Db = Kysely<Database>;
 
@@ -50,7 +51,7 @@ export async function insertDelegatedKey(db: Db, row: DelegatedKeyRow): Promise<
 }
 
 export async function findDelegatedKey(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<DelegatedKeyRow | undefined> {
-  const q = db.selectFrom('delegated_keys').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('delegated_keys').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -128,5 +129,5 @@ export async function setKeyStatus(
  * the key itself): the private key then lives in one place, which revocation clears.
  */
 export async function forgetRequestData(db: Db, platformId: string, requestId: string): Promise<void> {
-  await db.updateTable('auth_requests').set({ data: null }).where('platform_id', '=', platformId).where('id', '=', requestId).execute();
+  await db.updateTable('auth_requests').set({ data: null }).where('id', '=', requestId).where(guard('platform_id', platformId)).execute();
 }

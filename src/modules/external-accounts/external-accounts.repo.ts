@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, ExternalAccountRow } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 /**
  * Inserts the account unless a live account of the platform already has its identity key; false
@@ -33,9 +34,9 @@ export async function findExternalAccount(
   let q = db
     .selectFrom('external_accounts')
     .selectAll()
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null);
+    .where(guard('platform_id', platformId))
+    .where(guard('deleted_at', null));
   if (scope === 'platform') q = q.where('customer_id', 'is', null);
   return lockRows(db, q, opts).executeTakeFirst();
 }
@@ -51,9 +52,9 @@ export async function updateExternalAccountStatus(
   const r = await db
     .updateTable('external_accounts')
     .set({ status, updated_at: at })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
+    .where(guard('platform_id', platformId))
+    .where(guard('deleted_at', null))
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
@@ -90,9 +91,9 @@ export async function softDeleteExternalAccount(db: Kysely<Database>, platformId
   const r = await db
     .updateTable('external_accounts')
     .set({ deleted_at: at, updated_at: at, status: 'INACTIVE', default_uma_deposit: null })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
+    .where(guard('platform_id', platformId))
+    .where(guard('deleted_at', null))
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }

@@ -2,6 +2,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import { prepared } from '../../store/prepared.ts';
 import type { Database, InternalAccountRow, NewInternalAccount } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertInternalAccount(db: Kysely<Database>, row: NewInternalAccount): Promise<void> {
   await db.insertInto('internal_accounts').values(row).execute();
@@ -9,7 +10,7 @@ export async function insertInternalAccount(db: Kysely<Database>, row: NewIntern
 
 // Every payment reads its source or destination account: compiled once (see store/prepared.ts).
 const selectInternalAccount = prepared((db, a: { platformId: string; id: string }) =>
-  db.selectFrom('internal_accounts').selectAll().where('platform_id', '=', a.platformId).where('id', '=', a.id),
+  db.selectFrom('internal_accounts').selectAll().where('id', '=', a.id).where(guard('platform_id', a.platformId)),
 );
 
 export async function findInternalAccount(db: Kysely<Database>, platformId: string, id: string): Promise<InternalAccountRow | undefined> {

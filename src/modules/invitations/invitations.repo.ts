@@ -3,6 +3,7 @@ import type { Kysely, Updateable } from 'kysely';
 import { lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database } from '../../store/schema.ts';
 import type { InvitationRow, InvitationsTable } from './invitations.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertInvitation(db: Kysely<Database>, row: InvitationRow): Promise<void> {
   await db.insertInto('invitations').values(row).execute();
@@ -41,8 +42,8 @@ export async function finishPending(
   const r = await db
     .updateTable('invitations')
     .set(set)
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;

@@ -1,13 +1,14 @@
 /** SQL for beneficial owners. Every query filters on platform_id. */
 import type { Kysely, Updateable } from 'kysely';
 import type { BeneficialOwnerRow, BeneficialOwnersTable, Database } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertBeneficialOwner(db: Kysely<Database>, row: BeneficialOwnerRow): Promise<void> {
   await db.insertInto('beneficial_owners').values(row).execute();
 }
 
 export async function findBeneficialOwner(db: Kysely<Database>, platformId: string, id: string): Promise<BeneficialOwnerRow | undefined> {
-  return db.selectFrom('beneficial_owners').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('beneficial_owners').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }
 
 export async function updateBeneficialOwner(
@@ -16,7 +17,7 @@ export async function updateBeneficialOwner(
   id: string,
   set: Updateable<BeneficialOwnersTable>,
 ): Promise<void> {
-  await db.updateTable('beneficial_owners').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('beneficial_owners').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 /** Every beneficial owner of a customer, oldest first. */

@@ -1,6 +1,7 @@
 /** SQL for documents and their bytes. Every query filters on platform_id. */
 import type { Kysely, Updateable } from 'kysely';
 import type { Database, DocumentRow, DocumentsTable } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertDocument(db: Kysely<Database>, row: DocumentRow, bytes: Buffer): Promise<void> {
   await db.insertInto('documents').values(row).execute();
@@ -11,7 +12,7 @@ export async function insertDocument(db: Kysely<Database>, row: DocumentRow, byt
 }
 
 export async function findDocument(db: Kysely<Database>, platformId: string, id: string): Promise<DocumentRow | undefined> {
-  return db.selectFrom('documents').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('documents').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }
 
 /** The stored bytes of a document. */
@@ -33,7 +34,7 @@ export async function replaceDocument(
   set: Updateable<DocumentsTable>,
   bytes: Buffer,
 ): Promise<void> {
-  await db.updateTable('documents').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('documents').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
   await db
     .updateTable('document_files')
     .set({ content_base64: bytes.toString('base64') })
@@ -44,7 +45,7 @@ export async function replaceDocument(
 
 export async function deleteDocument(db: Kysely<Database>, platformId: string, id: string): Promise<void> {
   await db.deleteFrom('document_files').where('platform_id', '=', platformId).where('document_id', '=', id).execute();
-  await db.deleteFrom('documents').where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.deleteFrom('documents').where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 /** Every document of a customer and of its beneficial owners, oldest first. */

@@ -1,13 +1,14 @@
 /** SQL for verifications. Every query filters on platform_id. */
 import type { Kysely } from 'kysely';
 import type { Database, VerificationRow } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertVerification(db: Kysely<Database>, row: VerificationRow): Promise<void> {
   await db.insertInto('verifications').values(row).execute();
 }
 
 export async function findVerification(db: Kysely<Database>, platformId: string, id: string): Promise<VerificationRow | undefined> {
-  return db.selectFrom('verifications').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('verifications').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }
 
 export interface VerificationFilter {

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { LookupRow } from './lookups.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 /**
  * Expired lookups deleted per lookup written: more than the one row each lookup adds, so a
@@ -34,5 +35,5 @@ export async function pruneExpiredLookups(db: Kysely<Database>, platformId: stri
 
 /** The platform's lookup with this id (expired or not: the caller tells the two apart). */
 export async function findLookup(db: Kysely<Database>, platformId: string, id: string): Promise<LookupRow | undefined> {
-  return db.selectFrom('lookups').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('lookups').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { ChallengeFailure, ChallengeStatus, OwnershipChallengeRow } from './ownership.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertChallenge(db: Kysely<Database>, row: OwnershipChallengeRow): Promise<void> {
   await db.insertInto('ownership_challenges').values(row).execute();
@@ -23,7 +24,7 @@ export async function findOutstandingChallenge(
 }
 
 export async function findChallenge(db: Kysely<Database>, platformId: string, id: string): Promise<OwnershipChallengeRow | undefined> {
-  return db.selectFrom('ownership_challenges').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('ownership_challenges').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }
 
 /** Abandons the account's outstanding challenge, if any (a new one replaces it). */
@@ -49,8 +50,8 @@ export async function settleChallenge(
   const r = await db
     .updateTable('ownership_challenges')
     .set({ status, failure_reason: failure, updated_at: at })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;

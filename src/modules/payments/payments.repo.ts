@@ -9,6 +9,7 @@
  * them. A read the caller will write back takes `{ forUpdate: true }` (store/row-lock.ts).
  */
 import type { Kysely, Updateable } from 'kysely';
+import { guard } from '../../store/guard.ts';
 import { prepared, preparedInsert, type Prepared } from '../../store/prepared.ts';
 import { isPostgres, lockRows, type LockOptions } from '../../store/row-lock.ts';
 import type { Database, ExternalAccountRow, QuoteRow, QuotesTable, TransactionRow, TransactionsTable } from '../../store/schema.ts';
@@ -72,7 +73,7 @@ export function insertTransaction(db: Kysely<Database>, row: TransactionRow): Ma
 }
 
 const selectTransaction = prepared((db, a: { platformId: string; id: string }) =>
-  db.selectFrom('transactions').selectAll().where('platform_id', '=', a.platformId).where('id', '=', a.id),
+  db.selectFrom('transactions').selectAll().where('id', '=', a.id).where(guard('platform_id', a.platformId)),
 );
 
 /** A transaction of the platform; `forUpdate` holds its row until the caller's transaction ends. */
@@ -85,7 +86,7 @@ export function findTransaction(
   if (!opts?.forUpdate) return selectTransaction.first(db, { platformId, id });
   return lockRows(
     db,
-    db.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', '=', id),
+    db.selectFrom('transactions').selectAll().where('id', '=', id).where(guard('platform_id', platformId)),
     opts,
   ).executeTakeFirst();
 }
@@ -149,8 +150,8 @@ const completeInFlightStatement = prepared((db, a: { platformId: string; id: str
   db
     .updateTable('transactions')
     .set({ status: 'COMPLETED', settled_at: a.at, updated_at: a.at })
-    .where('platform_id', '=', a.platformId)
     .where('id', '=', a.id)
+    .where(guard('platform_id', a.platformId))
     .where((eb) => eb.or([eb('status', '=', 'PROCESSING'), eb.and([eb('status', '=', 'PENDING'), eb('kind', '!=', 'QUOTE')])]))
     .returningAll(),
 );
@@ -287,7 +288,7 @@ export function insertQuote(db: Kysely<Database>, row: QuoteRow): Maybe<unknown>
 export async function findQuote(db: Kysely<Database>, platformId: string, id: string, opts?: LockOptions): Promise<QuoteRow | undefined> {
   return lockRows(
     db,
-    db.selectFrom('quotes').selectAll().where('platform_id', '=', platformId).where('id', '=', id),
+    db.selectFrom('quotes').selectAll().where('id', '=', id).where(guard('platform_id', platformId)),
     opts,
   ).executeTakeFirst();
 }
@@ -327,9 +328,9 @@ const selectLiveExternalAccount = prepared((db, a: { platformId: string; id: str
   db
     .selectFrom('external_accounts')
     .selectAll()
-    .where('platform_id', '=', a.platformId)
     .where('id', '=', a.id)
-    .where('deleted_at', 'is', null),
+    .where(guard('platform_id', a.platformId))
+    .where(guard('deleted_at', null)),
 );
 
 /** A live (not deleted) external account to pay or pull from, customer-owned or the platform's. */

@@ -13,6 +13,7 @@ import type {
   ScaResetRow,
   ScaResetsTable,
 } from './sca.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 type Db = Kysely<Database>;
 
@@ -34,11 +35,11 @@ export async function insertFactor(db: Db, row: ScaFactorRow): Promise<void> {
 }
 
 export async function updateFactor(db: Db, platformId: string, id: string, set: Updateable<ScaFactorsTable>): Promise<void> {
-  await db.updateTable('sca_factors').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('sca_factors').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 export async function deleteFactor(db: Db, platformId: string, id: string): Promise<void> {
-  await db.deleteFrom('sca_factors').where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.deleteFrom('sca_factors').where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 // ── Challenges ───────────────────────────────────────────────────────────────────────────────
@@ -91,7 +92,7 @@ export async function endChallengesOf(
 }
 
 export async function updateChallenge(db: Db, platformId: string, id: string, set: Updateable<ScaChallengesTable>): Promise<void> {
-  await db.updateTable('sca_challenges').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('sca_challenges').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 // ── Login security state ─────────────────────────────────────────────────────────────────────
@@ -123,7 +124,7 @@ export async function insertReset(db: Db, row: ScaResetRow): Promise<void> {
 }
 
 export async function findReset(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<ScaResetRow | undefined> {
-  const q = db.selectFrom('sca_resets').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('sca_resets').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -165,7 +166,7 @@ export async function resetsIn(
 }
 
 export async function updateReset(db: Db, platformId: string, id: string, set: Updateable<ScaResetsTable>): Promise<void> {
-  await db.updateTable('sca_resets').set(set).where('platform_id', '=', platformId).where('id', '=', id).execute();
+  await db.updateTable('sca_resets').set(set).where('id', '=', id).where(guard('platform_id', platformId)).execute();
 }
 
 // ── Trusted beneficiaries ────────────────────────────────────────────────────────────────────

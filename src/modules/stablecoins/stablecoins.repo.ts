@@ -10,6 +10,7 @@ import type {
   StablecoinProviderAccountsTable,
   StablecoinRow,
 } from './stablecoins.tables.ts';
+import { guard } from '../../store/guard.ts';
 
 type Db = Kysely<Database>;
 
@@ -32,7 +33,7 @@ export async function insertLink(db: Db, row: ProviderAccountRow): Promise<boole
 }
 
 export async function findLink(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<ProviderAccountRow | undefined> {
-  const q = db.selectFrom('stablecoin_provider_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('stablecoin_provider_accounts').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -80,7 +81,7 @@ export async function updateLink(
   set: Updateable<StablecoinProviderAccountsTable>,
   onlyIf?: { status?: string; lastVerifiedAt?: string },
 ): Promise<boolean> {
-  let q = db.updateTable('stablecoin_provider_accounts').set(set).where('platform_id', '=', platformId).where('id', '=', id);
+  let q = db.updateTable('stablecoin_provider_accounts').set(set).where('id', '=', id).where(guard('platform_id', platformId));
   if (onlyIf?.status !== undefined) q = q.where('status', '=', onlyIf.status as ProviderAccountRow['status']);
   if (onlyIf?.lastVerifiedAt !== undefined) q = q.where('last_verified_at', '=', onlyIf.lastVerifiedAt);
   const r = await q.executeTakeFirst();
@@ -120,7 +121,7 @@ export async function insertStablecoin(db: Db, row: StablecoinRow): Promise<bool
 }
 
 export async function findStablecoin(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<StablecoinRow | undefined> {
-  const q = db.selectFrom('stablecoins').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('stablecoins').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -150,8 +151,8 @@ export async function advanceIssuance(db: Db, platformId: string, id: string, fr
   const r = await db
     .updateTable('stablecoins')
     .set({ issuance_status: to as StablecoinRow['issuance_status'], updated_at: at })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where('issuance_status', '=', from as StablecoinRow['issuance_status'])
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
@@ -189,8 +190,8 @@ export async function reserveMint(db: Db, platformId: string, id: string, amount
   const r = await db
     .updateTable('stablecoins')
     .set({ mints_in_flight: sql<number>`mints_in_flight + ${amount}` })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where(sql<boolean>`supply + mints_in_flight <= ${Number.MAX_SAFE_INTEGER - amount}`)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
@@ -205,8 +206,8 @@ export async function reserveBurn(db: Db, platformId: string, id: string, amount
   const r = await db
     .updateTable('stablecoins')
     .set({ burns_in_flight: sql<number>`burns_in_flight + ${amount}` })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where(sql<boolean>`supply - burns_in_flight >= ${amount}`)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
@@ -235,8 +236,8 @@ export async function settleSupply(
       [inFlight]: sql<number>`${sql.ref(inFlight)} - ${amount}`,
       updated_at: at,
     })
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where(sql.ref(inFlight), '>=', amount);
   if (delta < 0) q = q.where('supply', '>=', -delta);
   if (delta > 0) q = q.where('supply', '<=', Number.MAX_SAFE_INTEGER - delta);
@@ -251,7 +252,7 @@ export async function insertOperation(db: Db, row: OperationRow): Promise<void> 
 }
 
 export async function findOperation(db: Db, platformId: string, id: string, opts?: LockOptions): Promise<OperationRow | undefined> {
-  const q = db.selectFrom('stablecoin_operations').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
+  const q = db.selectFrom('stablecoin_operations').selectAll().where('id', '=', id).where(guard('platform_id', platformId));
   return lockRows(db, q, opts).executeTakeFirst();
 }
 
@@ -266,8 +267,8 @@ export async function moveOperation(
   const r = await db
     .updateTable('stablecoin_operations')
     .set(set)
-    .where('platform_id', '=', platformId)
     .where('id', '=', id)
+    .where(guard('platform_id', platformId))
     .where('status', '=', from)
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;

@@ -3,6 +3,7 @@ import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { bumpAuthEpoch } from '../../http/auth-cache.ts';
 import { isPostgres } from '../../store/row-lock.ts';
 import type { ApiTokenRow, Database, PlatformRow } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 export async function insertToken(db: Kysely<Database>, row: ApiTokenRow): Promise<void> {
   await db.insertInto('api_tokens').values(row).execute();
@@ -130,7 +131,7 @@ function tokenAndPlatform(r: TokenWithPlatformRow): { token: ApiTokenRow; platfo
 }
 
 export async function findToken(db: Kysely<Database>, platformId: string, id: string): Promise<ApiTokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('api_tokens').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }
 
 export async function findBootstrapToken(db: Kysely<Database>, platformId: string): Promise<ApiTokenRow | undefined> {
@@ -149,7 +150,7 @@ export async function updateTokenCredentials(
 }
 
 export async function deleteToken(db: Kysely<Database>, platformId: string, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('api_tokens').where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  const r = await db.deleteFrom('api_tokens').where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
   bumpAuthEpoch();
   return r.numDeletedRows > 0n;
 }

@@ -1,6 +1,7 @@
 /** SQL for the webhook delivery log: outbox events and their attempts. Every query filters on platform_id. */
 import type { Kysely } from 'kysely';
 import type { Database, OutboxEventRow, WebhookAttemptRow } from '../../store/schema.ts';
+import { guard } from '../../store/guard.ts';
 
 export type LastAttempt = Pick<WebhookAttemptRow, 'event_id' | 'attempt' | 'at' | 'response_status' | 'error'>;
 
@@ -69,7 +70,7 @@ export async function firstEventAbout(
 }
 
 export async function findEvent(db: Kysely<Database>, platformId: string, id: string): Promise<OutboxEventRow | undefined> {
-  return db.selectFrom('outbox_events').selectAll().where('platform_id', '=', platformId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('outbox_events').selectAll().where('id', '=', id).where(guard('platform_id', platformId)).executeTakeFirst();
 }
 
 /** Every attempt of one event, oldest first. */
