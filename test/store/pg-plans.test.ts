@@ -1,7 +1,7 @@
 /**
- * The plans PostgreSQL keeps for the settlement's hot statements (PostgreSQL lane only): on a young
- * schema — this file's own, a few rows per table, as a fresh install's first minute — the generic
- * plan a connection caches for each by-key UPDATE must find its row through the primary key. Before
+ * The plans PostgreSQL keeps for the payment path's by-id statements (PostgreSQL lane only): on a
+ * young schema — this file's own, a few rows per table, as a fresh install's first minute — the
+ * generic plan a connection caches for each must find its row through the primary key. Before
  * `guard` (src/store/guard.ts) the settlement's UPDATE was planned through `transactions_reference
  * (platform_id, reference, id)`, a walk over every transaction of the platform per settlement, and
  * kept that plan until the table's first autoanalyze (issue #26).
@@ -89,14 +89,14 @@ it("plans the payment path's by-id statements through each table's primary key",
   };
   await expect(
     db.transaction().execute((trx) => postEntry(trx, { ...entry, id: 'LedgerEntry:plan-1', balancesLast: true })),
-  ).rejects.toThrow();
+  ).rejects.toThrow(/Insufficient funds in InternalAccount:plan-a/);
   await expect(
     db.transaction().execute(async (trx) => {
       const batch = new BalanceBatch();
       await batch.post(trx, { ...entry, id: 'LedgerEntry:plan-2' });
       await batch.flush(trx);
     }),
-  ).rejects.toThrow();
+  ).rejects.toThrow(/Insufficient funds in InternalAccount:plan-a/);
 
   const plans = await byIdPlans();
   const tables = new Set(plans.map((p) => p.table));
