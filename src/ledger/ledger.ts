@@ -288,37 +288,30 @@ function balanceUpdate(availableSign: number, pendingSign: number): Prepared<Bal
   return stmt;
 }
 
+/** `BalanceArgs` with both bounds of each bucket (a batch's running totals may go either way). */
+type NetBalanceArgs = Pick<BalanceArgs, 'available' | 'pending' | 'at' | 'id' | 'platformId' | 'currency'> & {
+  availableLow: number;
+  availableHigh: number;
+  pendingLow: number;
+  pendingHigh: number;
+};
+
 /**
  * A batch's change of one account: both buckets, bounded so that every running total of the batch
  * stays within [0, MAX_SAFE_INTEGER] (`…Low` = −lowest running total, `…High` = MAX − highest).
  */
-const netBalanceUpdate = prepared(
-  (
-    db,
-    a: {
-      available: number;
-      pending: number;
-      availableLow: number;
-      availableHigh: number;
-      pendingLow: number;
-      pendingHigh: number;
-      at: string;
-      id: string;
-      platformId: string;
-      currency: string;
-    },
-  ) =>
-    db
-      .updateTable('internal_accounts')
-      .set({ available: sql<number>`available + ${a.available}`, pending: sql<number>`pending + ${a.pending}`, updated_at: a.at })
-      .where('id', '=', a.id)
-      .where(guard('platform_id', a.platformId))
-      .where(guard('currency', a.currency))
-      .where('available', '>=', a.availableLow)
-      .where('available', '<=', a.availableHigh)
-      .where('pending', '>=', a.pendingLow)
-      .where('pending', '<=', a.pendingHigh)
-      .returningAll(),
+const netBalanceUpdate = prepared((db, a: NetBalanceArgs) =>
+  db
+    .updateTable('internal_accounts')
+    .set({ available: sql<number>`available + ${a.available}`, pending: sql<number>`pending + ${a.pending}`, updated_at: a.at })
+    .where('id', '=', a.id)
+    .where(guard('platform_id', a.platformId))
+    .where(guard('currency', a.currency))
+    .where('available', '>=', a.availableLow)
+    .where('available', '<=', a.availableHigh)
+    .where('pending', '>=', a.pendingLow)
+    .where('pending', '<=', a.pendingHigh)
+    .returningAll(),
 );
 
 const insertEntry = prepared((db, a: { id: string; platformId: string; kind: string; referenceId: string; at: string }) =>
