@@ -10,7 +10,8 @@
  *   with the next statement that needs an answer, or with COMMIT.
  *
  * A pipeline is the extended protocol's Parse/Bind/Describe/Execute for each statement, in order,
- * and one Sync: the server runs them one after another exactly as if each had been sent alone
+ * and one Sync (Describe only until the connection knows the prepared statement's columns: see
+ * `Shape`): the server runs them one after another exactly as if each had been sent alone
  * (each sees the effects of those before it), and at the first error skips the rest up to the
  * Sync. So a deferred write that fails makes the statement it travelled with fail, with the
  * deferred write's own error (its SQLSTATE, which retries and callers look at), and a COMMIT that
@@ -76,6 +77,21 @@ interface Field {
   format: string;
 }
 
+/**
+ * A statement's result columns as the server described them, with their parsers. A prepared
+ * statement's columns never change (PostgreSQL fails it with "cached plan must not change result
+ * type" instead: see pg-prepared.ts), so once a connection has them it sends no Describe for that
+ * statement again: the server then skips the RowDescription, and this side parsing it — for
+ * `select *` of a wide table, a message of a kilobyte and an object per column, on every execution.
+ */
+interface Shape {
+  fields: Field[];
+  parsers: ((v: string) => unknown)[];
+}
+
+/** The shape of a statement that returns no rows (the server answered its Describe with NoData). */
+const NO_ROWS: Shape = { fields: [], parsers: [] };
+
 interface Planned {
   sql: string;
   values: unknown[];
@@ -83,6 +99,8 @@ interface Planned {
   name: string;
   /** Whether this pipeline sends its Parse (not yet prepared on this connection). */
   parse: boolean;
+  /** Its columns as this connection already knows them; undefined: the pipeline sends a Describe. */
+  shape: Shape | undefined;
 }
 
 /**
@@ -92,14 +110,17 @@ interface Planned {
 class Pipeline {
   readonly results: QueryResult[] = [];
   private current: QueryResult = { command: '', rowCount: null, rows: [] };
-  private fields: Field[] = [];
-  private parsers: ((v: string) => unknown)[] = [];
+  /** The current statement's columns: known beforehand, or from its RowDescription. */
+  private shape: Shape;
+  /** Shapes the server described in this pipeline, by statement index (the connection keeps them). */
+  readonly described: (Shape | undefined)[] = [];
   private rowError: unknown;
   readonly done: Promise<QueryResult[]>;
   private resolve!: (r: QueryResult[]) => void;
   private reject!: (e: PipelineError) => void;
 
   constructor(readonly planned: Planned[]) {
+    this.shape = planned[0]?.shape ?? NO_ROWS;
     this.done = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -120,7 +141,7 @@ class Pipeline {
       this.planned.forEach((p, i) => {
         if (p.parse) connection.parse({ text: p.sql, name: p.name, types: [] });
         connection.bind({ portal: '', statement: p.name, values: values[i]! });
-        connection.describe({ type: 'P', name: '' });
+        if (p.shape === undefined) connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });
       });
       connection.sync();
@@ -131,17 +152,21 @@ class Pipeline {
   }
 
   handleRowDescription(msg: { fields: Field[] }): void {
-    this.fields = msg.fields;
-    this.parsers = msg.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, (f.format || 'text') as 'text'));
+    this.shape = {
+      fields: msg.fields,
+      parsers: msg.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, (f.format || 'text') as 'text')),
+    };
+    this.described[this.results.length] = this.shape;
   }
 
   handleDataRow(msg: { fields: (string | null)[] }): void {
     if (this.rowError) return;
     const row: Record<string, unknown> = {};
+    const { fields, parsers } = this.shape;
     try {
       for (let i = 0; i < msg.fields.length; i++) {
         const raw = msg.fields[i];
-        row[this.fields[i]!.name] = raw === null || raw === undefined ? null : this.parsers[i]!(raw);
+        row[fields[i]!.name] = raw === null || raw === undefined ? null : parsers[i]!(raw);
       }
     } catch (err) {
       this.rowError = err;
@@ -183,8 +208,12 @@ class Pipeline {
   handleCopyData(): void {}
 
   private next(): void {
+    const i = this.results.length;
+    // Described, and complete without a RowDescription: the server answered NoData.
+    if (this.planned[i]?.shape === undefined && this.described[i] === undefined) this.described[i] = NO_ROWS;
     this.results.push(this.current);
     this.current = { command: '', rowCount: null, rows: [] };
+    this.shape = this.planned[i + 1]?.shape ?? NO_ROWS;
   }
 }
 
@@ -213,6 +242,8 @@ export class PipelinedClient {
   private inTransaction = false;
   /** Names prepared on this connection, and names whose Parse may or may not have run. */
   private readonly prepared = new Set<string>();
+  /** The columns of statements prepared on this connection, by name (see `Shape`). */
+  private readonly shapes = new Map<string, Shape>();
   private readonly uncertain = new Set<string>();
   /** Statements waiting for the wire, and whether a pipeline is on it. */
   private readonly wire: { statements: Stmt[]; resolve: (r: QueryResult[]) => void; reject: (e: unknown) => void }[] = [];
@@ -361,10 +392,11 @@ export class PipelinedClient {
     const parsing = new Set<string>();
     const planned = statements.map((s): Planned => {
       const name = this.names.of(s.sql);
-      if (name === undefined || this.uncertain.has(name)) return { sql: s.sql, values: [...s.values], name: '', parse: true };
+      if (name === undefined || this.uncertain.has(name))
+        return { sql: s.sql, values: [...s.values], name: '', parse: true, shape: undefined };
       const parse = !this.prepared.has(name) && !parsing.has(name);
       if (parse) parsing.add(name);
-      return { sql: s.sql, values: [...s.values], name, parse };
+      return { sql: s.sql, values: [...s.values], name, parse, shape: parse ? undefined : this.shapes.get(name) };
     });
     const pipeline = new Pipeline(planned);
     // pg takes any object with `submit` (a "submittable") and routes the server's messages to it.
@@ -372,6 +404,7 @@ export class PipelinedClient {
     try {
       const results = await pipeline.done;
       for (const p of planned) if (p.parse && p.name !== '') this.prepared.add(p.name);
+      this.keepShapes(planned, pipeline, planned.length);
       return results;
     } catch (failure) {
       if (failure instanceof PipelineError) {
@@ -380,8 +413,17 @@ export class PipelinedClient {
           if (i < failure.index) this.prepared.add(p.name);
           else if (i === failure.index) this.uncertain.add(p.name);
         });
+        this.keepShapes(planned, pipeline, failure.index);
       }
       throw failure;
+    }
+  }
+
+  /** Keeps the columns the server described for the named statements that completed (the first `completed`). */
+  private keepShapes(planned: readonly Planned[], pipeline: Pipeline, completed: number): void {
+    for (let i = 0; i < completed; i++) {
+      const shape = pipeline.described[i];
+      if (shape !== undefined && planned[i]!.name !== '') this.shapes.set(planned[i]!.name, shape);
     }
   }
 

@@ -16,6 +16,8 @@ let other: pg.Client;
 let client: PipelinedClient;
 /** Round trips: pipelines and simple queries the client handed to its pg connection. */
 let trips = 0;
+/** Describe messages the client wrote to its connection. */
+let describes = 0;
 
 beforeAll(async () => {
   if (!url) throw new Error('pg-pipeline runs on the postgres lane (TEST_DATABASE_URL)');
@@ -31,6 +33,12 @@ beforeAll(async () => {
   (real as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
     trips += 1;
     return query(...a);
+  };
+  const wire = (real as unknown as { connection: { describe: (...a: unknown[]) => void } }).connection;
+  const describe = wire.describe.bind(wire);
+  wire.describe = (...a: unknown[]) => {
+    describes += 1;
+    describe(...a);
   };
   client = new PipelinedClient(real, new Names(), isStalePreparedStatement);
 });
@@ -148,6 +156,32 @@ it('runs a statement again after a pipeline failed between its Parse and its exe
   const r = await client.query(unique, ['free']);
   expect(r.rows).toEqual([{ k: 'free' }]);
   expect((await client.query(unique, ['free2'])).rows).toEqual([{ k: 'free2' }]);
+});
+
+it('describes a prepared statement once per connection, and reads its later results by those columns', async () => {
+  await other.query(`INSERT INTO ${table} VALUES ('d1'), ('d2')`);
+  const typed = `select k, length(k)::int as n, null::int as nothing, $1::boolean as flag from ${table} order by k`;
+  const upsert = `insert into ${table} (k) values ($1) on conflict (k) do nothing`;
+  const expected = (flag: boolean) => [
+    { k: 'd1', n: 2, nothing: null, flag },
+    { k: 'd2', n: 2, nothing: null, flag },
+  ];
+  describes = 0;
+  expect((await client.query(typed, [true])).rows).toEqual(expected(true));
+  // A statement without rows: its Describe is answered NoData.
+  await client.query(upsert, ['d0']);
+  expect(describes).toBe(2);
+  // Both again, and in one pipeline with a statement still unknown: only that one is described.
+  const [a, b, c] = await Promise.all([
+    client.query(typed, [false]),
+    client.query(upsert, ['d3']),
+    client.query(`select count(*)::int as total, $1::text as tag from ${table}`, ['t']),
+  ]);
+  expect(a.rows).toEqual([{ k: 'd0', n: 2, nothing: null, flag: false }, ...expected(false)]);
+  expect(b).toMatchObject({ command: 'INSERT', rowCount: 1, rows: [] });
+  expect(c.rows).toEqual([{ total: 4, tag: 't' }]);
+  expect(describes).toBe(3);
+  expect(trips).toBe(3);
 });
 
 it('runs a script of several statements by the simple protocol, after what is pending', async () => {
