@@ -27,6 +27,7 @@ import { m0024Stablecoins } from './0024_stablecoins.ts';
 import { m0025QuoteSca } from './0025_quote_sca.ts';
 import { m0026SandboxFaults } from './0026_sandbox_faults.ts';
 import { m0027PostingsByAccount } from './0027_postings_by_account.ts';
+import { m0028OutboxFewerIndexes } from './0028_outbox_fewer_indexes.ts';
 
 export interface Migration {
   name: string;
@@ -62,4 +63,5 @@ export const migrations: Migration[] = [
   m0025QuoteSca,
   m0026SandboxFaults,
   m0027PostingsByAccount,
+  m0028OutboxFewerIndexes,
 ];
