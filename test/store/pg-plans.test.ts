@@ -8,7 +8,8 @@
  *
  * Each statement runs once through Corridor's own code on a one-connection store, which prepares it
  * under a name (src/store/pg-prepared.ts); `EXPLAIN EXECUTE` of that name with
- * `plan_cache_mode = force_generic_plan` then shows the plan the connection would keep.
+ * `plan_cache_mode = force_generic_plan` then shows the plan the connection would keep. The last
+ * test checks the page fill migration 0029 sets on the tables a payment updates once.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -105,4 +106,18 @@ it("plans the payment path's by-id statements through each table's primary key",
   // UPDATE (its debit, which refuses first) and the batch's; external accounts: the read.
   expect(plans.length).toBeGreaterThanOrEqual(6);
   for (const p of plans) expect(p.plan, p.statement).toContain(`using ${p.table}_pkey on ${p.table}`);
+});
+
+it('leaves room on the pages of the tables a payment updates once (fillfactor 70), and only those', async () => {
+  const r = await sql<{ relname: string; reloptions: string[] | null }>`
+    select relname, reloptions from pg_class
+    where oid in ('transactions'::regclass, 'quotes'::regclass, 'jobs'::regclass, 'outbox_events'::regclass, 'ledger_postings'::regclass)
+    order by relname`.execute(store.db);
+  expect(Object.fromEntries(r.rows.map((row) => [row.relname, row.reloptions]))).toEqual({
+    jobs: ['fillfactor=70'],
+    ledger_postings: null,
+    outbox_events: null,
+    quotes: ['fillfactor=70'],
+    transactions: ['fillfactor=70'],
+  });
 });

@@ -28,6 +28,7 @@ import { m0025QuoteSca } from './0025_quote_sca.ts';
 import { m0026SandboxFaults } from './0026_sandbox_faults.ts';
 import { m0027PostingsByAccount } from './0027_postings_by_account.ts';
 import { m0028OutboxFewerIndexes } from './0028_outbox_fewer_indexes.ts';
+import { m0029UpdateRoom } from './0029_update_room.ts';
 
 export interface Migration {
   name: string;
@@ -64,4 +65,5 @@ export const migrations: Migration[] = [
   m0026SandboxFaults,
   m0027PostingsByAccount,
   m0028OutboxFewerIndexes,
+  m0029UpdateRoom,
 ];
