@@ -29,7 +29,7 @@
  * configured, and a caller is answered after COMMIT.
  */
 import { CompiledQuery, type DatabaseConnection, type Kysely, PostgresDialect, Transaction } from 'kysely';
-import { DEFERRED } from './pg-pipeline.ts';
+import { DEFERRED } from './pg-deferred.ts';
 import type { Database } from './schema.ts';
 
 /** Units per group at most: a bound on a group's lock hold time and on its members' latency. */

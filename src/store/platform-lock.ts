@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { DEFERRED } from './pg-pipeline.ts';
+import { DEFERRED } from './pg-deferred.ts';
 import { isPostgres } from './row-lock.ts';
 import { retryOnConflict } from './retry.ts';
 import type { Database } from './schema.ts';

@@ -13,7 +13,7 @@
  * values, `sql` fragments, limit); a list of values (`in`) needs one argument per element.
  */
 import { SqliteAdapter, type Compilable, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
-import { DEFERRED } from './pg-pipeline.ts';
+import { DEFERRED } from './pg-deferred.ts';
 import type { Database } from './schema.ts';
 import { SqliteHandle } from './sqlite-group-commit.ts';
 

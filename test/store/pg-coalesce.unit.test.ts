@@ -1,10 +1,10 @@
 /**
- * How a pipeline's deferred statements are merged (src/store/pg-pipeline.ts `coalesce`): plain
+ * How a pipeline's deferred statements are merged (src/store/pg-deferred.ts `coalesce`): plain
  * INSERTs of one text become one multi-row INSERT, in first-appearance order, parameters renumbered;
  * anything else keeps its place and splits the runs; a repeated platform lock is sent once.
  */
 import { expect, it } from 'vitest';
-import { coalesce, DEFERRED } from '../../src/store/pg-pipeline.ts';
+import { coalesce, DEFERRED } from '../../src/store/pg-deferred.ts';
 
 const ins = (table: string, values: unknown[]) => ({
   sql: `${DEFERRED}insert into "${table}" ("a", "b") values ($1, $2)`,

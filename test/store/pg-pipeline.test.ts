@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { DEFERRED, PipelinedClient } from '../../src/store/pg-pipeline.ts';
+import { DEFERRED } from '../../src/store/pg-deferred.ts';
+import { PipelinedClient } from '../../src/store/pg-pipeline.ts';
 import { isStalePreparedStatement, Names } from '../../src/store/pg-prepared.ts';
 
 const url = process.env.TEST_DATABASE_URL!;
