@@ -69,11 +69,15 @@ export async function pgCounters(databaseUrl: string): Promise<PgCounters> {
   return withClient(databaseUrl, async (c) => {
     const lsn = (await c.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
     const wal = await firstRow(c, ['select wal_sync as syncs, wal_fpi as fpi from pg_stat_wal']);
+    // Chosen by version, not by trying: a query on a view the server lacks is an ERROR in its log,
+    // written at the edges of the very window being measured.
+    const version = Number((await c.query<{ v: string }>("select current_setting('server_version_num') as v")).rows[0]!.v);
     const checkpoints = await firstRow(c, [
-      'select num_timed + num_requested as n from pg_stat_checkpointer',
-      'select checkpoints_timed + checkpoints_req as n from pg_stat_bgwriter',
+      version >= 170000
+        ? 'select num_timed + num_requested as n from pg_stat_checkpointer'
+        : 'select checkpoints_timed + checkpoints_req as n from pg_stat_bgwriter',
     ]);
-    const backend = await firstRow(c, ['select buffers_backend as n from pg_stat_bgwriter']);
+    const backend = version >= 170000 ? undefined : await firstRow(c, ['select buffers_backend as n from pg_stat_bgwriter']);
     return { walBytes: lsnBytes(lsn), walSyncs: wal?.syncs, walFpi: wal?.fpi, checkpoints: checkpoints?.n, backendWrites: backend?.n };
   });
 }
