@@ -198,6 +198,9 @@ export async function generateDataset(o: DatasetOptions): Promise<DatasetResult>
       ? new SqliteWriter(new SQLite(path.join(o.store.dataDir, 'corridor.sqlite')))
       : await PgWriter.open(o.store.databaseUrl);
   const tables = ['customers', 'internal_accounts', 'external_accounts', 'transactions', 'quotes', 'ledger_entries', 'ledger_postings'];
+  // PostgreSQL's status rows (migration 0030), written by a trigger with each transaction: loaded,
+  // indexed and vacuumed like the tables the generator writes itself.
+  if (o.store.kind === 'postgres') tables.push('transaction_statuses');
   let entries = 0;
   let postings = 0;
   // A phase's progress: in place on a terminal, otherwise plain lines through `log`, timed like the rest.

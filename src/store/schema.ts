@@ -387,8 +387,17 @@ export interface QuotesTable {
   sca_factor: string | null;
 }
 
+/** PostgreSQL only (migration 0030): a transaction's status, indexed here rather than on its row. */
+export interface TransactionStatusesTable {
+  id: string;
+  platform_id: string;
+  type: string;
+  status: string;
+}
+
 export interface Database {
   transactions: TransactionsTable;
+  transaction_statuses: TransactionStatusesTable;
   quotes: QuotesTable;
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;

@@ -29,6 +29,7 @@ import { m0026SandboxFaults } from './0026_sandbox_faults.ts';
 import { m0027PostingsByAccount } from './0027_postings_by_account.ts';
 import { m0028OutboxFewerIndexes } from './0028_outbox_fewer_indexes.ts';
 import { m0029UpdateRoom } from './0029_update_room.ts';
+import { m0030StatusOffTheRow } from './0030_status_off_the_row.ts';
 
 export interface Migration {
   name: string;
@@ -66,4 +67,5 @@ export const migrations: Migration[] = [
   m0027PostingsByAccount,
   m0028OutboxFewerIndexes,
   m0029UpdateRoom,
+  m0030StatusOffTheRow,
 ];
