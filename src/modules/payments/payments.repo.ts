@@ -227,7 +227,7 @@ export async function listTransactions(
   // settlement is a HOT update): a filter on status (and type) alone, and its count, read the
   // narrow transaction_statuses table, and the page's rows are then fetched by id.
   const byStatus =
-    isPostgres(db) && f.status !== undefined && filtersBesideStatus(f) === 0 ? statusIds(db, platformId, f.status!, f.type) : undefined;
+    isPostgres(db) && f.status !== undefined && filtersBesideStatus(f) === 0 ? statusIds(db, platformId, f.status, f.type) : undefined;
   const count = byStatus?.count ?? baseCount;
   const ids =
     byStatus?.ids(after, page) ??
@@ -255,9 +255,8 @@ export async function listTransactions(
 
 /** The ids and count of a status (and type) filter, from PostgreSQL's transaction_statuses (migration 0030). */
 function statusIds(db: Kysely<Database>, platformId: string, status: string, type: string | undefined) {
-  let s = db.selectFrom('transaction_statuses').where('platform_id', '=', platformId).where('status', '=', status);
-  if (type !== undefined) s = s.where('type', '=', type);
-  const base = s;
+  const all = db.selectFrom('transaction_statuses').where('platform_id', '=', platformId).where('status', '=', status);
+  const base = type === undefined ? all : all.where('type', '=', type);
   return {
     count: base.select((eb) => eb.fn.countAll<number>().as('n')),
     ids: (after: string | undefined, page: { limit: number; order: 'asc' | 'desc' }) =>
