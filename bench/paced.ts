@@ -9,11 +9,14 @@
  * autocannon's own rate option is not used: it spends each connection's budget at the start of each
  * second, back to back, so a second's requests arrive as one burst.
  *
- * Several origins (`--processes`): request `seq` goes to origin `seq % n`, each origin through an
- * agent of its own with its share of the connections; the figures cover all of them together.
+ * Requests go over keep-alive connections of raw-http.ts (node:http's client cost the load generator,
+ * which shares the machine with what it measures, several times the CPU per request).
+ *
+ * Several origins (`--processes`): request `seq` goes to origin `seq % n`, each origin through a
+ * connection pool of its own with its share of the connections; the figures cover all of them together.
  */
-import http from 'node:http';
 import { originList, percentile, splitConnections, type LoadResult, type SecondStats } from './load.ts';
+import { RawHttpPool, TimeoutError } from './raw-http.ts';
 import type { HttpRequest, RequestFactory } from './scenarios/types.ts';
 
 export interface PacedOptions {
@@ -24,7 +27,7 @@ export interface PacedOptions {
   rate: number;
   /** Seconds of sending. */
   duration: number;
-  /** Most connections open at once (the agents' socket pools, split over the origins); requests beyond wait for one. */
+  /** Most connections open at once (the pools' connections, split over the origins); requests beyond wait for one. */
   connections: number;
 }
 
@@ -41,11 +44,8 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
   stopped = false;
   const origins = originList(o.origin);
   const split = splitConnections(o.connections, origins.length);
-  const targets = origins.map((origin, i) => ({
-    url: new URL(origin),
-    // Every origin needs a socket, even when there are fewer connections than origins.
-    agent: new http.Agent({ keepAlive: true, maxSockets: Math.max(1, split[i]!) }),
-  }));
+  // Every origin needs a socket, even when there are fewer connections than origins.
+  const targets = origins.map((origin, i) => new RawHttpPool(origin, Math.max(1, split[i]!), TIMEOUT_MS));
   const total = Math.round(o.rate * o.duration);
   const intervalMs = 1000 / o.rate;
   const latencies = new Float64Array(total);
@@ -62,40 +62,31 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
   // Per second of due time: responses, summed and largest latency (`LoadResult.series`).
   const perSecond: SecondStats[] = [];
 
+  const record = (dueAt: number, status: number) => {
+    const end = performance.now();
+    latencies[n++] = end - dueAt;
+    const sec = Math.floor((dueAt - t0) / 1000);
+    perSecond[sec] ??= { second: sec, responses: 0, meanMs: 0, maxMs: 0 };
+    const b = perSecond[sec];
+    b.responses++;
+    b.meanMs += end - dueAt;
+    b.maxMs = Math.max(b.maxMs, end - dueAt);
+    if (end <= windowEnd) inWindow++;
+    const code = String(status);
+    statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+    if (status < 200 || status > 299) non2xx++;
+  };
+
   const send = (seq: number, dueAt: number) => {
     const r = typeof o.request === 'function' ? o.request(seq) : o.request;
-    const headers: Record<string, string | number> = { ...r.headers };
-    if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body);
-    const { agent, url } = targets[seq % targets.length]!;
-    const p = new Promise<void>((resolve) => {
-      const req = http.request({ agent, hostname: url.hostname, port: url.port, method: r.method, path: r.path, headers }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          const end = performance.now();
-          latencies[n++] = end - dueAt;
-          const sec = Math.floor((dueAt - t0) / 1000);
-          perSecond[sec] ??= { second: sec, responses: 0, meanMs: 0, maxMs: 0 };
-          const b = perSecond[sec];
-          b.responses++;
-          b.meanMs += end - dueAt;
-          b.maxMs = Math.max(b.maxMs, end - dueAt);
-          if (end <= windowEnd) inWindow++;
-          const code = String(res.statusCode);
-          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) non2xx++;
-          resolve();
-        });
-      });
-      req.setTimeout(TIMEOUT_MS, () => {
-        timeouts++;
-        req.destroy(new Error('timeout'));
-      });
-      req.on('error', () => {
+    const p = targets[seq % targets.length]!.request(r).then(
+      (res) => record(dueAt, res.status),
+      (err: unknown) => {
+        // A timeout is an error too (as it was with node:http's client, which destroyed the request).
+        if (err instanceof TimeoutError) timeouts++;
         errors++;
-        resolve();
-      });
-      req.end(r.body);
-    });
+      },
+    );
     outstanding.add(p);
     void p.then(() => outstanding.delete(p));
   };
@@ -114,7 +105,7 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
     tick();
   });
   await Promise.all(outstanding);
-  for (const t of targets) t.agent.destroy();
+  for (const t of targets) t.close();
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
 
