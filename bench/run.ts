@@ -371,28 +371,55 @@ async function measureWithCpu(
   storeCpuSeconds?: () => number | undefined,
 ): Promise<{ result: LoadResult; cpu: number | undefined; storeCpu?: number | undefined; windowUs: [number, number] }> {
   const origin = servers.length === 1 ? servers[0]!.origin : servers.map((server) => server.origin);
-  const load = (duration: number, title: string) =>
-    o.rate === undefined
-      ? runLoad({ origin, request, connections: o.connections, duration, title })
-      : runPaced({ origin, request, connections: o.connections, duration, rate: o.rate });
-  if (o.warmup > 0) {
-    log(`${label}: warm-up ${o.warmup} s`);
-    await load(o.warmup, `${label} warm-up`);
-    if (settle) log(`${label}: ${await settle()}`);
-  }
   const spread =
     servers.length === 1
       ? ''
       : ` over ${servers.length} processes (${o.rate === undefined ? `${splitConnections(o.connections, servers.length).join('/')} connections` : 'round-robin'})`;
-  log(
-    `${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}${spread}`,
-  );
-  await window?.start();
-  const before = totalCpuSeconds(servers);
-  const storeBefore = storeCpuSeconds?.();
-  // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
-  const startUs = Number(process.hrtime.bigint() / 1000n);
-  const result = await load(o.duration, label);
+  const measuring = () =>
+    log(
+      `${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}${spread}`,
+    );
+  // The counters at the window's start (read synchronously, except the store's, which are queried).
+  let before: number | undefined;
+  let storeBefore: number | undefined;
+  let startUs = 0;
+  let windowStarted: Promise<void> | undefined;
+  const startWindow = () => {
+    windowStarted = window?.start();
+    before = totalCpuSeconds(servers);
+    storeBefore = storeCpuSeconds?.();
+    // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
+    startUs = Number(process.hrtime.bigint() / 1000n);
+  };
+  let result: LoadResult;
+  if (o.rate === undefined) {
+    if (o.warmup > 0) {
+      log(`${label}: warm-up ${o.warmup} s`);
+      await runLoad({ origin, request, connections: o.connections, duration: o.warmup, title: `${label} warm-up` });
+      if (settle) log(`${label}: ${await settle()}`);
+    }
+    measuring();
+    startWindow();
+    result = await runLoad({ origin, request, connections: o.connections, duration: o.duration, title: label });
+  } else {
+    // Open loop: the warm-up runs straight into the window, at the same rate over the same
+    // connections, so the window measures the steady state at that rate — the warm-up's
+    // settlements still running in it, as the window's own run after it (docs/decisions.md).
+    if (o.warmup > 0) log(`${label}: warm-up ${o.warmup} s, then the window without a pause`);
+    else measuring();
+    result = await runPaced({
+      origin,
+      request,
+      connections: o.connections,
+      duration: o.duration,
+      rate: o.rate,
+      warmup: o.warmup,
+      onWindowStart: () => {
+        if (o.warmup > 0) measuring();
+        startWindow();
+      },
+    });
+  }
   const endUs = Number(process.hrtime.bigint() / 1000n);
   if (o.series) {
     for (const b of result.series ?? [])
@@ -400,6 +427,7 @@ async function measureWithCpu(
   }
   const after = totalCpuSeconds(servers);
   const storeAfter = storeCpuSeconds?.();
+  await windowStarted;
   await window?.end();
   return {
     result,

@@ -76,7 +76,9 @@ export interface PreparedScenario {
   /**
    * Runs between the warm-up and the measured window: waits until the background work the warm-up
    * left behind is done (payments still settling), so the window starts from a server in its steady
-   * state rather than from a cold start's backlog. Resolves to a line for the log.
+   * state rather than from a cold start's backlog. Resolves to a line for the log. Closed loop
+   * only: an open loop's warm-up runs straight into its window at the same rate (bench/paced.ts),
+   * so the window starts in the steady state itself, settlements running as they do all along.
    */
   settle?(): Promise<string>;
   /**
