@@ -30,7 +30,8 @@ const HELP = `Usage: npm run bench -- [options]
 
 Options:
   --duration <s>        measured seconds per server (default 10)
-  --warmup <s>          warm-up seconds before each measurement (default 5)
+  --warmup <s>          warm-up seconds before each measurement (default 5); with --rate the warm-up is the
+                        same run's first seconds, the window following it without a pause
   --series              with --rate: log each measured second's responses, mean and max latency
   --connections <n>     concurrent connections (default 50, or the scenario's own: list 10); pipelining is always 1
   --rate <n>            offer n requests/s on a fixed schedule (open loop) instead of the closed loop; latency
