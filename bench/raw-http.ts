@@ -44,6 +44,8 @@ class Connection {
   private parse: Parse | undefined;
   current: Pending | undefined;
   dead = false;
+  /** The server closed the connection (it may still end a response that runs until then). */
+  private closed = false;
 
   constructor(
     readonly socket: net.Socket,
@@ -54,6 +56,7 @@ class Connection {
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('error', (err) => this.fail(err));
     socket.on('close', () => {
+      this.closed = true;
       // A response that runs until the connection closes ends here.
       if (this.parse?.remaining === -2) this.complete();
       this.fail(new Error('connection closed'));
@@ -157,7 +160,8 @@ class Connection {
     if (!p || !parse) return;
     clearTimeout(p.timer);
     p.resolve({ status: parse.status });
-    if (parse.close) this.fail(new Error('connection closed by the server'));
+    // A connection the server closes (or has closed) takes no next request.
+    if (parse.close || this.closed) this.fail(new Error('connection closed by the server'));
     else this.onFree(this);
   }
 }

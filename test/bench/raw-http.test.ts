@@ -195,6 +195,9 @@ describe('RawHttpPool against a raw TCP server', () => {
     const p = pool(origin, 1);
     expect((await p.request({ method: 'GET', path: '/' })).status).toBe(200);
     expect((await p.request({ method: 'GET', path: '/' })).status).toBe(200);
+    // A request waiting for the only connection goes on a new one, not on the one that ended.
+    const both = await Promise.all([p.request({ method: 'GET', path: '/' }), p.request({ method: 'GET', path: '/' })]);
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
   });
 
   it('fails a request whose connection closes mid-response, and one whose response is not HTTP', async () => {
