@@ -10,9 +10,8 @@
  * second, back to back, so a second's requests arrive as one burst.
  *
  * A warm-up (`warmup`) is the same run's first seconds, not counted: the window follows it without a
- * pause, so it starts from the steady state at that rate. (Measured on the 2-core machine: after a
- * separate warm-up, a pause for its settlements and a new set of connections, the window's first one
- * to three seconds ran at 40-115 ms mean against 15-25 ms for the rest — a restart, not the rate.)
+ * pause or new connections, as a steady state has none (docs/decisions.md; it did not, by itself,
+ * make the first measured seconds of a fresh server as fast as the rest: docs/performance.md).
  *
  * Requests go over keep-alive connections of raw-http.ts (node:http's client cost the load generator,
  * which shares the machine with what it measures, several times the CPU per request).

@@ -380,18 +380,19 @@ async function measureWithCpu(
     log(
       `${label}: measuring ${o.duration} s ${o.rate === undefined ? `at ${o.connections} connections` : `at ${o.rate} req/s offered, up to ${o.connections} connections`}${spread}`,
     );
-  // The counters at the window's start (read synchronously, except the store's, which are queried).
+  // The counters at the window's start.
   let before: number | undefined;
   let storeBefore: number | undefined;
   let startUs = 0;
-  let windowStarted: Promise<void> | undefined;
-  const startWindow = () => {
-    windowStarted = window?.start();
+  const readCounters = () => {
     before = totalCpuSeconds(servers);
     storeBefore = storeCpuSeconds?.();
     // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
     startUs = Number(process.hrtime.bigint() / 1000n);
   };
+  // The store's counters are queried: in the open loop without holding up the requests (awaited
+  // after the window; a failure is reported then, not as an unhandled rejection meanwhile).
+  let windowStarted: Promise<void> | undefined;
   let result: LoadResult;
   if (o.rate === undefined) {
     if (o.warmup > 0) {
@@ -400,7 +401,8 @@ async function measureWithCpu(
       if (settle) log(`${label}: ${await settle()}`);
     }
     measuring();
-    startWindow();
+    await window?.start();
+    readCounters();
     result = await runLoad({ origin, request, connections: o.connections, duration: o.duration, title: label });
   } else {
     // Open loop: the warm-up runs straight into the window, at the same rate over the same
@@ -417,7 +419,9 @@ async function measureWithCpu(
       warmup: o.warmup,
       onWindowStart: () => {
         if (o.warmup > 0) measuring();
-        startWindow();
+        windowStarted = window?.start();
+        windowStarted?.catch(() => undefined);
+        readCounters();
       },
     });
   }
