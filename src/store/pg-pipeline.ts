@@ -26,11 +26,12 @@ import { createRequire } from 'node:module';
 import type { PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { coalesce, DEFERRED, type Stmt } from './pg-deferred.ts';
+import { encodePipeline, type WireValue } from './pg-wire.ts';
 
 const require = createRequire(import.meta.url);
 // pg's own conversion of JavaScript values to bind parameters (Date, Buffer, arrays, JSON), the one
 // `client.query` applies; pg exports it only from this file.
-const { prepareValue } = require('pg/lib/utils.js') as { prepareValue: (v: unknown) => unknown };
+const { prepareValue } = require('pg/lib/utils.js') as { prepareValue: (v: unknown) => WireValue };
 
 /** Names of prepared statements by SQL text (see pg-prepared.ts). */
 export interface StatementNames {
@@ -55,11 +56,7 @@ class PipelineError {
 
 /** What of pg's connection a pipeline writes to (pg does not type its `Client.connection`). */
 interface WireConnection {
-  stream: { cork?: () => void; uncork?: () => void };
-  parse(m: { text: string; name: string; types: number[] }): void;
-  bind(m: { portal: string; statement: string; values: unknown[] }): void;
-  describe(m: { type: 'P'; name: string }): void;
-  execute(m: { portal: string; rows: number }): void;
+  stream: { cork?: () => void; uncork?: () => void; writable: boolean; write(b: Buffer): boolean };
   sync(): void;
   sendCopyFail(message: string): void;
 }
@@ -123,20 +120,20 @@ class Pipeline {
   submit(connection: WireConnection): Error | null {
     // Every value is converted before anything is written, so a value pg cannot send fails the
     // pipeline without leaving half its messages on the wire.
-    let values: unknown[][];
+    let values: WireValue[][];
     try {
       values = this.planned.map((p) => p.values.map((v) => prepareValue(v)));
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }
+    const messages = encodePipeline(
+      this.planned.map((p, i) => ({ name: p.name, sql: p.sql, parse: p.parse, describe: p.shape === undefined, values: values[i]! })),
+    );
     connection.stream.cork?.();
     try {
-      this.planned.forEach((p, i) => {
-        if (p.parse) connection.parse({ text: p.sql, name: p.name, types: [] });
-        connection.bind({ portal: '', statement: p.name, values: values[i]! });
-        if (p.shape === undefined) connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '', rows: 0 });
-      });
+      // As pg's own sends: nothing is written to a stream that is no longer writable (the
+      // connection's error then fails the pipeline).
+      if (connection.stream.writable) connection.stream.write(messages);
       connection.sync();
     } finally {
       connection.stream.uncork?.();

@@ -35,11 +35,13 @@ beforeAll(async () => {
     trips += 1;
     return query(...a);
   };
-  const wire = (real as unknown as { connection: { describe: (...a: unknown[]) => void } }).connection;
-  const describe = wire.describe.bind(wire);
-  wire.describe = (...a: unknown[]) => {
-    describes += 1;
-    describe(...a);
+  // Describe messages, read off the bytes written to the socket (whole frontend messages: a type
+  // byte and a length that counts itself, not the type).
+  const stream = (real as unknown as { connection: { stream: { write: (b: unknown, ...rest: unknown[]) => boolean } } }).connection.stream;
+  const write = stream.write.bind(stream);
+  stream.write = (b: unknown, ...rest: unknown[]) => {
+    if (Buffer.isBuffer(b)) for (let at = 0; at + 5 <= b.length; at += 1 + b.readInt32BE(at + 1)) if (b[at] === 0x44) describes += 1;
+    return write(b, ...rest);
   };
   client = new PipelinedClient(real, new Names(), isStalePreparedStatement);
 });
