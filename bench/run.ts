@@ -24,7 +24,7 @@ import { runStartup } from './startup.ts';
 import { type PgCounters, pgCounters, pgSettingsLine, pgWindowFigures } from './pg-window.ts';
 import { pgbenchBaseline, sqliteBaseline } from './store-baseline.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
-import { killAllChildrenSync, localPostgresCpuSeconds, ROOT, startBaseline, startCorridor } from './servers.ts';
+import { killAllChildrenSync, localPostgresCpuSeconds, ROOT, type SchedSeconds, startBaseline, startCorridor } from './servers.ts';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -58,6 +58,10 @@ Options:
   --dataset-customers <n>     list: customers in the generated data set (default 100000; BENCH_DATASET_CUSTOMERS)
   --dataset-transactions <n>  list: transactions in it (default 1000000; BENCH_DATASET_TRANSACTIONS)
   -h, --help
+
+On Linux every Corridor row also reports its main thread (the event loop) over the window: the share of it
+on a CPU, and the share it was ready to run but waited for a CPU held by another process or thread
+(/proc/<pid>/schedstat; averaged over --processes).
 
 Scenarios:
 ${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}`;
@@ -268,8 +272,9 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
         recordProfileWindow(o.cpuProfDir, { pid: server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
     }
     let extra = await prepared.extraReport?.({ startUs: load.windowUs[0], endUs: load.windowUs[1] });
-    if (load.result.requests > 0 && (load.storeCpu !== undefined || (pgBefore && pgAfter))) {
+    if (load.result.requests > 0 && (load.storeCpu !== undefined || (pgBefore && pgAfter) || load.mainThreads)) {
       const figures = {
+        ...(load.mainThreads === undefined ? {} : mainThreadFigures(load.mainThreads, load.result.seconds, corridor.servers.length)),
         ...(load.storeCpu === undefined
           ? {}
           : {
@@ -337,6 +342,20 @@ function recordProfileWindow(dir: string, w: { pid: number; scenario: string; st
   fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }
 
+/**
+ * Corridor's event loop in the window: the share of it the main thread ran, and the share it was
+ * ready to run but waited for a CPU that PostgreSQL, the load generator or another thread held —
+ * time in which every answer the loop owes (a COMMIT that releases a row lock, a response) waits.
+ * Per process, averaged over them.
+ */
+function mainThreadFigures(m: SchedSeconds, seconds: number, processes: number): Record<string, number> {
+  const share = (s: number) => Math.round((s / seconds / processes) * 100);
+  return {
+    'Corridor main thread on a CPU, % of the window': share(m.running),
+    'Corridor main thread waiting for a CPU, % of the window': share(m.waiting),
+  };
+}
+
 /** `postgres`, or `postgres ×3` for several processes. */
 function storeLabel(o: Options): string {
   return o.processes > 1 ? `${o.store} ×${o.processes}` : o.store;
@@ -345,6 +364,18 @@ function storeLabel(o: Options): string {
 /** The largest of the figures; undefined when any is unknown. */
 function largest(values: Array<number | undefined>): number | undefined {
   return values.some((v) => v === undefined) ? undefined : Math.max(...(values as number[]));
+}
+
+/** The servers' main threads' scheduler times together; undefined when any is unknown. */
+function totalMainThreadSched(servers: ReadonlyArray<{ mainThreadSched?(): SchedSeconds | undefined }>): SchedSeconds | undefined {
+  const total: SchedSeconds = { running: 0, waiting: 0 };
+  for (const server of servers) {
+    const s = server.mainThreadSched?.();
+    if (s === undefined) return undefined;
+    total.running += s.running;
+    total.waiting += s.waiting;
+  }
+  return total;
 }
 
 /** CPU seconds of every server together; undefined when any is unknown. */
@@ -364,13 +395,19 @@ function totalCpuSeconds(servers: ReadonlyArray<{ cpuSeconds(): number | undefin
  */
 async function measureWithCpu(
   label: string,
-  servers: ReadonlyArray<{ origin: string; cpuSeconds(): number | undefined }>,
+  servers: ReadonlyArray<{ origin: string; cpuSeconds(): number | undefined; mainThreadSched?(): SchedSeconds | undefined }>,
   o: Options & { connections: number },
   request: LoadOptions['request'],
   settle?: () => Promise<string>,
   window?: { start(): Promise<void>; end(): Promise<void> },
   storeCpuSeconds?: () => number | undefined,
-): Promise<{ result: LoadResult; cpu: number | undefined; storeCpu?: number | undefined; windowUs: [number, number] }> {
+): Promise<{
+  result: LoadResult;
+  cpu: number | undefined;
+  storeCpu?: number | undefined;
+  mainThreads?: SchedSeconds | undefined;
+  windowUs: [number, number];
+}> {
   const origin = servers.length === 1 ? servers[0]!.origin : servers.map((server) => server.origin);
   const spread =
     servers.length === 1
@@ -383,9 +420,11 @@ async function measureWithCpu(
   // The counters at the window's start.
   let before: number | undefined;
   let storeBefore: number | undefined;
+  let schedBefore: SchedSeconds | undefined;
   let startUs = 0;
   const readCounters = () => {
     before = totalCpuSeconds(servers);
+    schedBefore = totalMainThreadSched(servers);
     storeBefore = storeCpuSeconds?.();
     // CLOCK_MONOTONIC in µs, the clock V8 CPU profiles are stamped with (see recordProfileWindow).
     startUs = Number(process.hrtime.bigint() / 1000n);
@@ -431,6 +470,7 @@ async function measureWithCpu(
       log(`${label}: second ${b.second}: ${b.responses} responses, mean ${b.meanMs.toFixed(1)} ms, max ${b.maxMs.toFixed(1)} ms`);
   }
   const after = totalCpuSeconds(servers);
+  const schedAfter = totalMainThreadSched(servers);
   const storeAfter = storeCpuSeconds?.();
   await windowStarted;
   await window?.end();
@@ -438,6 +478,10 @@ async function measureWithCpu(
     result,
     cpu: before === undefined || after === undefined ? undefined : after - before,
     storeCpu: storeBefore === undefined || storeAfter === undefined ? undefined : storeAfter - storeBefore,
+    mainThreads:
+      schedBefore === undefined || schedAfter === undefined
+        ? undefined
+        : { running: schedAfter.running - schedBefore.running, waiting: schedAfter.waiting - schedBefore.waiting },
     windowUs: [startUs, endUs],
   };
 }

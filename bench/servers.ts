@@ -69,6 +69,34 @@ function procCpuSeconds(pid: number | string): number | undefined {
   }
 }
 
+/** Seconds a thread has run on a CPU and waited runnable for one (`/proc/<pid>/schedstat`). */
+export interface SchedSeconds {
+  running: number;
+  waiting: number;
+}
+
+/**
+ * `/proc/<pid>/schedstat` (or `/proc/<pid>/task/<tid>/schedstat`): nanoseconds on a CPU, nanoseconds
+ * runnable but waiting on a run queue, time slices. Undefined for anything else.
+ */
+export function parseSchedstat(text: string): SchedSeconds | undefined {
+  const m = /^(\d+) (\d+) (\d+)\s*$/.exec(text);
+  return m ? { running: Number(m[1]) / 1e9, waiting: Number(m[2]) / 1e9 } : undefined;
+}
+
+/**
+ * The main thread of a process (its event loop, for Node): how long it has run, and how long it was
+ * ready to run while the machine's CPUs were busy with others. Undefined off Linux (or without
+ * schedstats).
+ */
+function readMainThreadSched(pid: number): SchedSeconds | undefined {
+  try {
+    return parseSchedstat(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * CPU seconds used so far by every process on this machine named `postgres` (the postmaster, its
  * backends, WAL writer, checkpointer…): a local PostgreSQL's share of the machine, to set beside
@@ -109,6 +137,8 @@ export interface ChildServer {
   peakRssKb(): number | undefined;
   /** User + system CPU seconds consumed so far, from /proc/<pid>/stat; undefined off Linux. */
   cpuSeconds(): number | undefined;
+  /** Its main thread's time on a CPU and waiting for one, so far; undefined off Linux. */
+  mainThreadSched(): SchedSeconds | undefined;
   /** SIGTERM, wait for a clean exit (so --cpu-prof profiles get written), SIGKILL after a timeout. */
   stop(): Promise<void>;
 }
@@ -195,6 +225,9 @@ async function spawnServer(o: SpawnOptions): Promise<ChildServer> {
     },
     cpuSeconds() {
       return procCpuSeconds(pid);
+    },
+    mainThreadSched() {
+      return readMainThreadSched(pid);
     },
     async stop() {
       if (exitCode !== undefined) return;
