@@ -118,17 +118,22 @@ class Pipeline {
   }
 
   submit(connection: WireConnection): Error | null {
-    // Every value is converted before anything is written, so a value pg cannot send fails the
-    // pipeline without leaving half its messages on the wire.
-    let values: WireValue[][];
+    // Every value is converted and every message encoded before anything is written, so a value pg
+    // cannot send fails the pipeline without leaving half its messages on the wire.
+    let messages: Buffer;
     try {
-      values = this.planned.map((p) => p.values.map((v) => prepareValue(v)));
+      messages = encodePipeline(
+        this.planned.map((p) => ({
+          name: p.name,
+          sql: p.sql,
+          parse: p.parse,
+          describe: p.shape === undefined,
+          values: p.values.map((v): WireValue => prepareValue(v)),
+        })),
+      );
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
     }
-    const messages = encodePipeline(
-      this.planned.map((p, i) => ({ name: p.name, sql: p.sql, parse: p.parse, describe: p.shape === undefined, values: values[i]! })),
-    );
     connection.stream.cork?.();
     try {
       // As pg's own sends: nothing is written to a stream that is no longer writable (the

@@ -187,6 +187,16 @@ it('describes a prepared statement once per connection, and reads its later resu
   expect(trips).toBe(3);
 });
 
+it('fails a statement whose value cannot be sent without writing anything, and the connection goes on', async () => {
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+  const before = trips;
+  await expect(client.query('select $1::text as v', [circular])).rejects.toBeInstanceOf(TypeError);
+  expect(trips).toBe(before + 1);
+  // Nothing of it reached the server: the next statement on the connection is answered as its own.
+  expect((await client.query('select $1::text as v', ['after'])).rows).toEqual([{ v: 'after' }]);
+});
+
 it('runs a script of several statements by the simple protocol, after what is pending', async () => {
   await client.query('begin', []);
   await client.query(DEFERRED + insert, ['s1']);
