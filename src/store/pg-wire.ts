@@ -5,8 +5,8 @@
  * pg's serializer builds every message as a buffer of its own, growing a 256-byte buffer by copies
  * until a Bind's parameters fit, and encodes each parameter with two calls into Node's C++ (its
  * UTF-8 length, then the write); the socket then takes a pipeline of a commit group as hundreds of
- * chunks. A payment's statements carry ~150 parameters, most of them short ASCII ids and amounts:
- * that cost Corridor ~12 % of its CPU on the payment bench (--cpu-prof). Here every message goes
+ * chunks. A payment's parameters are mostly short ASCII ids, amounts and times: pg's Bind encoding
+ * was 17 % of Corridor's profile on the payment bench (docs/performance.md). Here every message goes
  * into one scratch buffer, short ASCII strings are copied byte by byte in JavaScript, and the
  * socket gets one chunk. The bytes are the same as pg's serializer writes (test/store/pg-wire.unit.test.ts).
  */
