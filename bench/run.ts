@@ -19,12 +19,21 @@ import { runLoad, splitConnections, stopLoad, type LoadOptions, type LoadResult 
 import { runPaced, stopPaced } from './paced.ts';
 import { extraLines, machineInfo, table, targetLines, type Row } from './report.ts';
 import { findScenario, SCENARIOS } from './scenarios/index.ts';
+import { groupReport, groupSnapshot, groupWindow, type GroupProfileSnapshot } from './group-profile.ts';
 import { sqlDiff, sqlReport, sqlSnapshot, type StatementTiming } from './sql-profile.ts';
 import { runStartup } from './startup.ts';
 import { type PgCounters, pgCounters, pgSettingsLine, pgWindowFigures } from './pg-window.ts';
 import { pgbenchBaseline, sqliteBaseline } from './store-baseline.ts';
 import type { PreparedScenario, Scenario } from './scenarios/types.ts';
-import { killAllChildrenSync, localPostgresCpuSeconds, ROOT, type SchedSeconds, startBaseline, startCorridor } from './servers.ts';
+import {
+  groupProfileFile,
+  killAllChildrenSync,
+  localPostgresCpuSeconds,
+  ROOT,
+  type SchedSeconds,
+  startBaseline,
+  startCorridor,
+} from './servers.ts';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -54,6 +63,9 @@ Options:
   --cpu-prof-dir <dir>  where the profiles go (default: a new directory under the OS temp dir)
   --sql-profile         SQLite: time every statement the store runs in the measured window and report
                         the costliest per response (CORRIDOR_SQL_PROFILE on the child; skews CPU figures a little)
+  --group-profile       PostgreSQL: time the phases of every commit group in the measured window (waiting for
+                        a group, reads, writes with their row-lock waits, COMMIT) and report their mean and
+                        quantiles, every process together (CORRIDOR_GROUP_PROFILE on each child)
   --json <file>         also write the results as JSON
   --dataset-customers <n>     list: customers in the generated data set (default 100000; BENCH_DATASET_CUSTOMERS)
   --dataset-transactions <n>  list: transactions in it (default 1000000; BENCH_DATASET_TRANSACTIONS)
@@ -93,6 +105,7 @@ interface Options {
   baseline: boolean;
   cpuProfDir: string | undefined;
   sqlProfile: boolean;
+  groupProfile: boolean;
   json: string | undefined;
 }
 
@@ -115,6 +128,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       'cpu-prof': { type: 'boolean', default: false },
       'cpu-prof-dir': { type: 'string' },
       'sql-profile': { type: 'boolean', default: false },
+      'group-profile': { type: 'boolean', default: false },
       json: { type: 'string' },
       'dataset-customers': { type: 'string' },
       'dataset-transactions': { type: 'string' },
@@ -151,6 +165,8 @@ function parseOptions(argv: string[]): Options | 'help' {
   if (store === 'postgres' && !databaseUrl) throw new UsageError('--store postgres needs --database-url (or DATABASE_URL)');
   if (store === 'sqlite' && values['database-url']) throw new UsageError('--database-url needs --store postgres');
   if (values['sql-profile'] && store !== 'sqlite') throw new UsageError('--sql-profile times the SQLite store: use --store sqlite');
+  if (values['group-profile'] && store !== 'postgres')
+    throw new UsageError('--group-profile times PostgreSQL commit groups: use --store postgres');
   const processes = num('processes', values.processes, 1, true);
   if (processes > MAX_PROCESSES) throw new UsageError(`--processes must be at most ${MAX_PROCESSES} (got "${values.processes}")`);
   if (processes > 1 && store !== 'postgres')
@@ -189,6 +205,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     baseline: !values['skip-baseline'],
     cpuProfDir,
     sqlProfile: values['sql-profile'],
+    groupProfile: values['group-profile'],
     json: values.json,
   };
 }
@@ -213,8 +230,8 @@ interface ScenarioOutcome {
   scenario: Scenario;
   corridor: Row;
   baseline?: Row;
-  /** --sql-profile: the report of the store's statements in the measured window. */
-  sql?: string[];
+  /** --sql-profile, --group-profile: their reports of the measured window. */
+  profile?: string[];
 }
 
 async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome> {
@@ -222,36 +239,43 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
   log(`${s.name}: starting Corridor (${storeLabel(o)}, LOG_LEVEL=${o.logLevel})`);
   const prepareStore = s.prepareStore?.bind(s);
   const sqlFile = o.sqlProfile ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-sql-')), 'statements.json') : undefined;
+  const groupDir = o.groupProfile ? fs.mkdtempSync(path.join(os.tmpdir(), 'corridor-bench-groups-')) : undefined;
   const corridor = await startCorridor({
     store: o.store,
     databaseUrl: o.databaseUrl,
     logLevel: o.logLevel,
     cpuProfDir: o.cpuProfDir,
     sqlProfileFile: sqlFile,
+    groupProfileDir: groupDir,
     echo: true,
     prepareStore,
     processes: o.processes,
   });
   let corridorRow: Row;
   let prepared: PreparedScenario;
-  let sql: string[] | undefined;
+  let profile: string[] | undefined;
   try {
     prepared = await s.setup(corridor.handle);
     let sqlBefore: StatementTiming[] = [];
     let sqlWindow: StatementTiming[] = [];
+    const groupSnapshots = () => corridor.servers.map((server, i) => groupSnapshot(server.pid, groupProfileFile(groupDir!, i)));
+    let groupsBefore: GroupProfileSnapshot[] = [];
+    let groupsAfter: GroupProfileSnapshot[] = [];
     // PostgreSQL's WAL, flushes, full-page images, checkpoints and backend writes over the window (pg-window.ts).
     const pgUrl = o.store === 'postgres' ? o.databaseUrl : undefined;
     let pgBefore: PgCounters | undefined;
     let pgAfter: PgCounters | undefined;
     const window =
-      sqlFile || pgUrl
+      sqlFile || pgUrl || groupDir
         ? {
             start: async () => {
               if (sqlFile) sqlBefore = await sqlSnapshot(corridor.server.pid, sqlFile);
+              if (groupDir) groupsBefore = await Promise.all(groupSnapshots());
               if (pgUrl) pgBefore = await pgCounters(pgUrl);
             },
             end: async () => {
               if (sqlFile) sqlWindow = sqlDiff(sqlBefore, await sqlSnapshot(corridor.server.pid, sqlFile));
+              if (groupDir) groupsAfter = await Promise.all(groupSnapshots());
               if (pgUrl) pgAfter = await pgCounters(pgUrl);
             },
           }
@@ -266,7 +290,9 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
       window,
       storeCpu,
     );
-    if (sqlFile) sql = sqlReport(s.name, sqlWindow, load.result.requests);
+    if (sqlFile) profile = sqlReport(s.name, sqlWindow, load.result.requests);
+    if (groupDir)
+      profile = [...(profile ? [...profile, ''] : []), ...groupReport(s.name, groupWindow(groupsBefore, groupsAfter), load.result.seconds)];
     if (o.cpuProfDir) {
       for (const server of corridor.servers)
         recordProfileWindow(o.cpuProfDir, { pid: server.pid, scenario: s.name, startUs: load.windowUs[0], endUs: load.windowUs[1] });
@@ -297,6 +323,8 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
     };
   } finally {
     await corridor.close();
+    // The children write their figures once more at exit; nothing reads them after the window.
+    for (const dir of [sqlFile && path.dirname(sqlFile), groupDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }
   if (o.cpuProfDir) {
     log(
@@ -306,7 +334,7 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
     );
   }
 
-  if (!o.baseline || !prepared.baseline) return { scenario: s, corridor: corridorRow, ...(sql ? { sql } : {}) };
+  if (!o.baseline || !prepared.baseline) return { scenario: s, corridor: corridorRow, ...(profile ? { profile } : {}) };
   log(`${s.name}: starting the bare Fastify baseline`);
   const bare = await startBaseline([prepared.baseline], true);
   try {
@@ -320,7 +348,7 @@ async function runScenario(s: Scenario, given: Options): Promise<ScenarioOutcome
     };
     // At an offered rate both answer that rate: the ratio compares capacities, so closed loop only.
     if (o.rate === undefined) corridorRow.ratio = corridorRow.load.reqPerSec / baselineRow.load.reqPerSec;
-    return { scenario: s, corridor: corridorRow, baseline: baselineRow, ...(sql ? { sql } : {}) };
+    return { scenario: s, corridor: corridorRow, baseline: baselineRow, ...(profile ? { profile } : {}) };
   } finally {
     await bare.close();
   }
@@ -542,7 +570,7 @@ async function main(argv: string[]): Promise<number> {
 
   for (const x of outcomes) {
     if (x.corridor.extra) process.stdout.write(`${extraLines(x.scenario.name, x.corridor.extra).join('\n')}\n\n`);
-    if (x.sql) process.stdout.write(`${x.sql.join('\n')}\n\n`);
+    if (x.profile) process.stdout.write(`${x.profile.join('\n')}\n\n`);
   }
 
   // The store's raw transaction rate in the same run (issue #26): payments as a share of it.

@@ -253,6 +253,11 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
+/** The file the `index`-th Corridor process (0: the first) writes its commit groups' timings to. */
+export function groupProfileFile(dir: string, index: number): string {
+  return path.join(dir, `groups-${index}.json`);
+}
+
 export interface CorridorOptions {
   store: 'sqlite' | 'postgres';
   databaseUrl?: string | undefined;
@@ -261,6 +266,8 @@ export interface CorridorOptions {
   cpuProfDir?: string | undefined;
   /** Where the child writes its per-statement SQLite timings on SIGUSR2 (CORRIDOR_SQL_PROFILE; bench/sql-profile.ts). */
   sqlProfileFile?: string | undefined;
+  /** Where each child writes its commit groups' timings on SIGUSR2 (CORRIDOR_GROUP_PROFILE; bench/group-profile.ts): `groupProfileFile(dir, i)`. */
+  groupProfileDir?: string | undefined;
   echo: boolean;
   /** The scenario's store preparation, run after the data directory exists and before the child starts. */
   prepareStore?: Scenario['prepareStore'];
@@ -322,11 +329,11 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
     // Node flags for the Corridor child only, e.g. BENCH_NODE_ARGS=--trace-gc (say so when reporting).
     ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
-  const spawnCorridor = (name: string) =>
+  const spawnCorridor = (name: string, index: number) =>
     spawnServer({
       name,
       args: [...nodeArgs, path.join(ROOT, 'bin/corridor.js'), 'start'],
-      env,
+      env: o.groupProfileDir ? { ...env, CORRIDOR_GROUP_PROFILE: groupProfileFile(o.groupProfileDir, index) } : env,
       ready: /Corridor listening on (http:\/\/[^\s/]+)/,
       healthPath: '/healthz',
       echo: o.echo,
@@ -334,7 +341,7 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
     });
   let server: ChildServer;
   try {
-    server = await spawnCorridor('corridor');
+    server = await spawnCorridor('corridor', 0);
   } catch (err) {
     removeTempDir(dataDir);
     throw err;
@@ -343,7 +350,7 @@ export async function startCorridor(o: CorridorOptions): Promise<CorridorChild> 
   if (processes > 1) {
     // The store is migrated and bootstrapped by now: the others only join it (on PostgreSQL the
     // data directory holds nothing they would contend for).
-    const others = await Promise.allSettled(Array.from({ length: processes - 1 }, (_, i) => spawnCorridor(`corridor ${i + 2}`)));
+    const others = await Promise.allSettled(Array.from({ length: processes - 1 }, (_, i) => spawnCorridor(`corridor ${i + 2}`, i + 1)));
     for (const r of others) if (r.status === 'fulfilled') servers.push(r.value);
     const failed = others.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {

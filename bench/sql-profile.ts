@@ -4,27 +4,14 @@
  * on SIGUSR2 it writes its cumulative per-statement timings there. The bench takes a snapshot
  * before and after the window and reports the difference per response.
  */
-import fs from 'node:fs';
 import type { StatementTiming } from '../src/store/sql-profile.ts';
+import { childSnapshot } from './child-snapshot.ts';
 
 export type { StatementTiming };
 
-/** Asks the child for its timings so far and reads them (waits up to 5 s for the file to change). */
-export async function sqlSnapshot(pid: number, file: string): Promise<StatementTiming[]> {
-  const before = fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0;
-  fs.rmSync(file, { force: true });
-  process.kill(pid, 'SIGUSR2');
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      const text = fs.readFileSync(file, 'utf8');
-      if (text.endsWith('\n')) return JSON.parse(text) as StatementTiming[];
-    } catch {
-      // not written yet
-    }
-    if (Date.now() > deadline) throw new Error(`--sql-profile: pid ${pid} wrote no timings to ${file} (last ${before})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Asks the child for its timings so far and reads them (waits up to 5 s for the file). */
+export function sqlSnapshot(pid: number, file: string): Promise<StatementTiming[]> {
+  return childSnapshot<StatementTiming[]>(pid, file, '--sql-profile');
 }
 
 /** What ran between two snapshots. */

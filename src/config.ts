@@ -44,6 +44,11 @@ export interface Config {
    */
   sqlProfile: string | undefined;
   /**
+   * A development tool: the file `corridor start` writes its PostgreSQL commit groups' phase timings
+   * to, on SIGUSR2 and at exit (CORRIDOR_GROUP_PROFILE; `npm run bench -- --group-profile` sets it).
+   */
+  groupProfile: string | undefined;
+  /**
    * The account-type names responses and webhooks use (CORRIDOR_WIRE_NAMES): the spec's (default:
    * US_ACCOUNT, LAYER2_WALLET, CHAIN2_WALLET) or the live API's (USD_ACCOUNT, SPARK_WALLET,
    * SOLANA_WALLET). Both are accepted on input either way.
@@ -198,6 +203,9 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (sqlProfile !== undefined && databaseUrl !== undefined)
     problems.push('CORRIDOR_SQL_PROFILE times the embedded SQLite store: unset DATABASE_URL');
 
+  const groupProfileRaw = get('CORRIDOR_GROUP_PROFILE');
+  const groupProfile = groupProfileRaw === undefined ? undefined : path.resolve(cwd, groupProfileRaw);
+
   const bulkRaw = get('CORRIDOR_BULK_CSV_MAX_BYTES');
   const bulkCsvMaxBytes = bulkRaw === undefined ? 100 * 1024 * 1024 : Number(bulkRaw);
   if (bulkRaw !== undefined && (!/^\d+$/.test(bulkRaw) || bulkCsvMaxBytes < 1024 || bulkCsvMaxBytes > 1024 * 1024 * 1024))
@@ -207,6 +215,8 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const pgGroupCommit = groupsRaw === undefined ? DEFAULT_PG_GROUPS : Number(groupsRaw);
   if (groupsRaw !== undefined && (!/^\d+$/.test(groupsRaw) || pgGroupCommit > 16))
     problems.push(`CORRIDOR_PG_GROUP_COMMIT must be a whole number of concurrent groups from 0 (off) to 16 (got "${groupsRaw}")`);
+  if (groupProfile !== undefined && (databaseUrl === undefined || pgGroupCommit === 0))
+    problems.push('CORRIDOR_GROUP_PROFILE times PostgreSQL commit groups: it needs DATABASE_URL and CORRIDOR_PG_GROUP_COMMIT above 0');
 
   const seedRaw = get('CORRIDOR_SEED');
   const seed = seedRaw === undefined ? undefined : Number(seedRaw);
@@ -236,6 +246,7 @@ export function readConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secretKey,
     secretKeyPrevious,
     sqlProfile,
+    groupProfile,
     wireNames: wireNames === 'live' ? 'live' : 'spec',
     bulkCsvMaxBytes,
     pgGroupCommit,

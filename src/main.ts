@@ -134,6 +134,7 @@ async function start(config: Config): Promise<number> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     profileStatements: config.sqlProfile !== undefined,
+    profileGroups: config.groupProfile !== undefined,
     pgGroups: config.pgGroupCommit,
   });
   await migrate(store);
@@ -208,8 +209,9 @@ async function start(config: Config): Promise<number> {
 
   const writeProfile = () => {
     if (config.sqlProfile && store.statementProfile) fs.writeFileSync(config.sqlProfile, `${JSON.stringify(store.statementProfile())}\n`);
+    if (config.groupProfile && store.groupProfile) fs.writeFileSync(config.groupProfile, `${JSON.stringify(store.groupProfile())}\n`);
   };
-  if (config.sqlProfile) process.on('SIGUSR2', writeProfile);
+  if (config.sqlProfile || config.groupProfile) process.on('SIGUSR2', writeProfile);
 
   await stopped;
   writeProfile();

@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.ts';
+import { GroupProfile, type GroupProfileSnapshot } from './group-profile.ts';
 import { PgGroupCommit } from './pg-group-commit.ts';
 import { preparingPool } from './pg-prepared.ts';
 import { GroupCommitDriver } from './sqlite-group-commit.ts';
@@ -26,6 +27,8 @@ export interface Store {
   groupCommit?: PgGroupCommit;
   /** The statement timings so far, when the store was opened with `profileStatements` (SQLite only; sql-profile.ts). */
   statementProfile?: () => StatementTiming[];
+  /** The commit groups' timings so far, when opened with `profileGroups` (PostgreSQL group commit; group-profile.ts). */
+  groupProfile?: () => GroupProfileSnapshot;
 }
 
 export interface StoreOptions {
@@ -39,6 +42,8 @@ export interface StoreOptions {
   onModesTightened?: (message: string) => void;
   /** Time every statement (a development tool: CORRIDOR_SQL_PROFILE; SQLite only). */
   profileStatements?: boolean;
+  /** Time every commit group's phases (a development tool: CORRIDOR_GROUP_PROFILE; PostgreSQL with group commit). */
+  profileGroups?: boolean;
 }
 
 // int8 (bigint) and numeric COUNT(*) results arrive as strings from `pg`; money columns never
@@ -46,7 +51,7 @@ export interface StoreOptions {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export function openStore(opts: StoreOptions): Store {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.pgGroups ?? 0);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.pgGroups ?? 0, opts.profileGroups ?? false);
   const tightened = secureDataDir(opts.dataDir);
   if (tightened) opts.onModesTightened?.(tightened);
   const file = path.join(opts.dataDir, SQLITE_FILE);
@@ -213,7 +218,7 @@ function lockHolder(file: string): number | undefined {
   return undefined;
 }
 
-function openPostgres(url: string, max: number, groups: number): Store {
+function openPostgres(url: string, max: number, groups: number, profiled: boolean): Store {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that errors (server restart) must not crash the process; the pool drops it.
   pool.on('error', () => {});
@@ -223,7 +228,15 @@ function openPostgres(url: string, max: number, groups: number): Store {
     db,
     location: redactUrl(url),
     close: () => db.destroy(),
-    ...(groups > 0 ? { groupCommit: new PgGroupCommit(db, groups) } : {}),
+    ...(groups > 0 ? groupCommitOf(db, groups, profiled) : {}),
+  };
+}
+
+function groupCommitOf(db: Kysely<Database>, groups: number, profiled: boolean): Pick<Store, 'groupCommit' | 'groupProfile'> {
+  const profile = profiled ? new GroupProfile() : undefined;
+  return {
+    groupCommit: new PgGroupCommit(db, groups, profile),
+    ...(profile ? { groupProfile: () => profile.snapshot() } : {}),
   };
 }
 

@@ -29,6 +29,7 @@
  * configured, and a caller is answered after COMMIT.
  */
 import { CompiledQuery, type DatabaseConnection, type Kysely, PostgresDialect, Transaction } from 'kysely';
+import type { GroupProfile } from './group-profile.ts';
 import { DEFERRED } from './pg-deferred.ts';
 import type { Database } from './schema.ts';
 
@@ -43,6 +44,9 @@ interface Member {
   reject: (err: unknown) => void;
   /** Whether it sent anything but a SELECT in the group's transaction. */
   wrote?: boolean;
+  /** With a profile: when it asked to run, and when it started in a group (GroupProfile's clock). */
+  asked?: number;
+  started?: number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -69,12 +73,15 @@ export class PgGroupCommit {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly groups: number,
+    /** Timings of every group's phases (a development tool: CORRIDOR_GROUP_PROFILE; group-profile.ts). */
+    readonly profile?: GroupProfile,
   ) {}
 
   /** Runs `fn` in a transaction shared with the units beside it; settles after that transaction ends. */
   run<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const member: Member = { fn, resolve: resolve as (v: unknown) => void, reject };
+      if (this.profile) member.asked = this.profile.now();
       if (this.open?.join(member)) return;
       this.queue.push(member);
       this.pump();
@@ -84,7 +91,7 @@ export class PgGroupCommit {
   private pump(): void {
     while (this.active < this.groups && this.queue.length > 0) {
       this.active += 1;
-      const group = new Group(this.db, this.queue.splice(0, MAX_MEMBERS));
+      const group = new Group(this.db, this.queue.splice(0, MAX_MEMBERS), this.profile);
       this.open = group;
       void this.finish(group);
     }
@@ -99,6 +106,7 @@ export class PgGroupCommit {
       this.stats.units += group.members.length;
     } else {
       this.stats.replayed += 1;
+      this.profile?.rolledBack();
       // Alone, each in its own transaction (concurrently, on the pool's connections).
       for (const m of group.members) void this.db.transaction().execute(m.fn).then(m.resolve, m.reject);
     }
@@ -112,12 +120,17 @@ class Group {
   private accepting = true;
   private connection: DatabaseConnection | undefined;
   private readonly started = Date.now();
+  /** With a profile: when the group was formed and first reached its barrier (GroupProfile's clock). */
+  private readonly formed: number | undefined;
+  private barrierAt: number | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
     first: Member[],
+    private readonly profile: GroupProfile | undefined,
   ) {
     this.members.push(...first);
+    this.formed = profile?.now();
   }
 
   /** Adds a member while the group takes them; false once it no longer does. */
@@ -135,6 +148,7 @@ class Group {
    * together, at its end, and held for its last round trips only — not while members still read.
    */
   private start(member: Member): Promise<Outcome> {
+    if (this.profile) member.started = this.profile.now();
     this.reading.add(member);
     const trx = concurrentTransaction(this.db, this.connection!, (sql) => {
       if (isRead(sql)) return;
@@ -184,6 +198,7 @@ class Group {
 
   private release(): void {
     if (this.reading.size > 0) return;
+    if (this.profile && this.barrierAt === undefined) this.barrierAt = this.profile.now();
     if (this.announced.size > 0 && this.connection) {
       // Deferred: it travels ahead of the members' first writes, in their round trip. In id order
       // (byte order, as a job batch moves balances), so no two transactions that lock several of
@@ -209,6 +224,7 @@ class Group {
     let outcomes: Outcome[] = [];
     try {
       await this.db.getExecutor().provideConnection(async (connection) => {
+        const connected = this.profile?.now();
         await connection.executeQuery(CompiledQuery.raw('begin'));
         try {
           this.connection = connection;
@@ -228,7 +244,9 @@ class Group {
           // (An error of the server's own aborted the whole transaction, whatever the member sent.)
           if (this.lockFailure !== undefined || outcomes.some((o, i) => !o.ok && (this.members[i]!.wrote || isServerError(o.error))))
             throw new GroupFailed();
+          const commitSent = this.profile?.now();
           await connection.executeQuery(CompiledQuery.raw('commit'));
+          if (this.profile) this.profiled(connected!, commitSent!);
         } catch (err) {
           this.accepting = false;
           await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
@@ -247,6 +265,13 @@ class Group {
       else m.reject(o.error);
     });
     return true;
+  }
+
+  /** Adds a committed group's phases to the profile. */
+  private profiled(connected: number, commitSent: number): void {
+    const members = this.members.map((m) => ({ asked: m.asked!, started: m.started! }));
+    const t = { formed: this.formed!, connected, barrier: this.barrierAt, commitSent, done: this.profile!.now() };
+    this.profile!.committed(t, members);
   }
 }
 

@@ -16,6 +16,8 @@ import { Client, type Creds } from '../helpers/http.ts';
 import { laneStore, startServer } from '../helpers/server.ts';
 import { openStore } from '../../src/store/db.ts';
 import { expectError } from '../helpers/http.ts';
+import { usAccountInfo } from '../helpers/payments.ts';
+import { uniqueAccountNumber } from '../helpers/random.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PG = laneStore() === 'postgres';
@@ -705,6 +707,52 @@ describe('CORRIDOR_SQL_PROFILE (a development tool: npm run bench -- --sql-profi
     expect(rows.some((r) => r.sql === 'commit' && r.calls > 0)).toBe(true);
     // Statements only, never their parameters.
     expect(fs.readFileSync(file, 'utf8')).not.toContain('sql-profile-1');
+    fs.rmSync(file);
+    expect(await s.stop()).toBe(0);
+    expect(fs.existsSync(file), 'written again at exit').toBe(true);
+  });
+});
+
+describe('CORRIDOR_GROUP_PROFILE (a development tool: npm run bench -- --group-profile)', () => {
+  it(PG ? "writes the commit groups' phase timings on SIGUSR2 and at exit" : 'is refused without DATABASE_URL, naming why', async () => {
+    const file = path.join(tmpDir(), 'groups.json');
+    const refused = async (env: Record<string, string>) => {
+      const r = await runCli(['start'], cliEnv(tmpDir(), { CORRIDOR_GROUP_PROFILE: file, ...env }));
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('CORRIDOR_GROUP_PROFILE times PostgreSQL commit groups');
+    };
+    if (!PG) return refused({});
+    await refused({ CORRIDOR_PG_GROUP_COMMIT: '0' });
+    const s = await startCli(cliEnv(tmpDir(), { CORRIDOR_GROUP_PROFILE: file }));
+    const api = new Client(s.baseUrl, { basic: s.creds });
+    // Payments from an account: units that share their transactions (three, sent together).
+    const accounts = await api.get('/platform/internal-accounts', { query: { currency: 'USD' } });
+    const account = accounts.body.data[0].id as string;
+    expect((await api.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 10_000 })).status).toBe(200);
+    const ext = await api.post('/platform/external-accounts', {
+      currency: 'USD',
+      accountInfo: { ...usAccountInfo('001'), accountNumber: uniqueAccountNumber('001') },
+    });
+    expect(ext.status, ext.text).toBe(201);
+    const quote = {
+      source: { sourceType: 'ACCOUNT', accountId: account },
+      destination: { destinationType: 'ACCOUNT', accountId: ext.body.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100,
+      immediatelyExecute: true,
+    };
+    const paid = await Promise.all([1, 2, 3].map(() => api.post('/quotes', quote)));
+    expect(paid.map((r) => r.status)).toEqual([201, 201, 201]);
+    s.child.kill('SIGUSR2');
+    let profile: { groups: number; units: number; phases: Record<string, { count: number; sum: number }> } | undefined;
+    for (let i = 0; i < 100 && !profile; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (fs.existsSync(file)) profile = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof profile;
+    }
+    expect(profile?.units).toBe(3);
+    expect(profile!.groups).toBeGreaterThanOrEqual(1);
+    expect(profile!.phases.unit!.count).toBe(3);
+    expect(profile!.phases.commit!.sum).toBeGreaterThan(0);
     fs.rmSync(file);
     expect(await s.stop()).toBe(0);
     expect(fs.existsSync(file), 'written again at exit').toBe(true);
