@@ -51,7 +51,7 @@ export function groupReport(scenario: string, w: GroupProfileSnapshot, seconds: 
   const size = w.phases.members;
   const f = (v: number | undefined, scale: number) => (v === undefined ? '–' : (v / scale).toFixed(v / scale < 10 ? 2 : 1));
   const lines = [
-    `${scenario}: commit groups in the measured window: ${(w.groups / seconds).toFixed(0)} a second, ` +
+    `${scenario}: commit groups in the measured window: ${seconds > 0 ? (w.groups / seconds).toFixed(0) : '–'} a second, ` +
       `${f(histogramMean(size), 1)} units per group (p50 ${whole(histogramQuantile(size, 0.5))}, p99 ${whole(histogramQuantile(size, 0.99))}), ` +
       `${w.replayed} rolled back and run again unit by unit`,
     '',

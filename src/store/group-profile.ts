@@ -11,7 +11,8 @@
  * - `writes`: from that barrier to sending COMMIT — the row locks taken at the barrier are waited
  *   for and held in this phase;
  * - `commit`: the COMMIT round trip (the WAL flush included);
- * - `unit`: a unit, from asking to run to its group's COMMIT answered;
+ * - `unit`: a unit, from asking to run to its group's COMMIT answered (one that left its group to
+ *   run alone, `requireOwnTransaction`, is timed to its group's COMMIT too);
  * - `members`: units per group (a count, not a time).
  * Groups that roll back (their members then run alone) are counted, not timed. The totals are
  * cumulative; a reader takes two snapshots and subtracts (the bench does it around its window).

@@ -222,9 +222,12 @@ class Group {
    */
   async run(): Promise<boolean> {
     let outcomes: Outcome[] = [];
+    /** With a profile: when the group had its connection and sent COMMIT (GroupProfile's clock). */
+    let connected: number | undefined;
+    let commitSent: number | undefined;
     try {
       await this.db.getExecutor().provideConnection(async (connection) => {
-        const connected = this.profile?.now();
+        connected = this.profile?.now();
         await connection.executeQuery(CompiledQuery.raw('begin'));
         try {
           this.connection = connection;
@@ -244,9 +247,8 @@ class Group {
           // (An error of the server's own aborted the whole transaction, whatever the member sent.)
           if (this.lockFailure !== undefined || outcomes.some((o, i) => !o.ok && (this.members[i]!.wrote || isServerError(o.error))))
             throw new GroupFailed();
-          const commitSent = this.profile?.now();
+          commitSent = this.profile?.now();
           await connection.executeQuery(CompiledQuery.raw('commit'));
-          if (this.profile) this.profiled(connected!, commitSent!);
         } catch (err) {
           this.accepting = false;
           await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
@@ -257,6 +259,8 @@ class Group {
       this.accepting = false;
       return false;
     }
+    // Committed: nothing from here may fail the group (its members would run a second time).
+    if (this.profile) this.profiled(connected!, commitSent!);
     this.members.forEach((m, i) => {
       const o = outcomes[i]!;
       if (o.ok) m.resolve(o.value);
