@@ -723,11 +723,13 @@ describe('CORRIDOR_GROUP_PROFILE (a development tool: npm run bench -- --group-p
     };
     if (!PG) return refused({});
     await refused({ CORRIDOR_PG_GROUP_COMMIT: '0' });
-    const s = await startCli(cliEnv(tmpDir(), { CORRIDOR_GROUP_PROFILE: file }));
+    // The bootstrap platform is shared by the whole database: only fixed credentials are known.
+    const s = await startCli(cliEnv(tmpDir(), { CORRIDOR_GROUP_PROFILE: file, ...credEnv(fixedCreds()) }));
     const api = new Client(s.baseUrl, { basic: s.creds });
     // Payments from an account: units that share their transactions (three, sent together).
-    const accounts = await api.get('/platform/internal-accounts', { query: { currency: 'USD' } });
-    const account = accounts.body.data[0].id as string;
+    const usd = await api.get('/platform/internal-accounts', { query: { currency: 'USD' } });
+    expect(usd.status, usd.text).toBe(200);
+    const account = usd.body.data[0].id as string;
     expect((await api.post(`/sandbox/internal-accounts/${account}/fund`, { amount: 10_000 })).status).toBe(200);
     const ext = await api.post('/platform/external-accounts', {
       currency: 'USD',
