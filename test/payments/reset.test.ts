@@ -97,16 +97,17 @@ describe('the tables the reset empties', () => {
     // Emptied with their rows' owners: PostgreSQL's transaction status rows are deleted by a trigger
     // with each transaction (migration 0030; test/store/pg-status-off-row.test.ts).
     const followers = new Set(['transaction_statuses']);
-    const tables = await srv.app.ctx.db.introspection.getTables();
-    // PostgreSQL lists every schema's tables; the other files' schemas (one per file) are not ours.
-    const own =
+    // On PostgreSQL only this file's schema is read (the other files' schemas, one per file, are
+    // created and dropped meanwhile: listing every schema's tables could meet one half-dropped).
+    const db = srv.app.ctx.db;
+    const withPlatform = (
       srv.app.ctx.store.kind === 'postgres'
-        ? (await sql<{ s: string }>`select current_schema() as s`.execute(srv.app.ctx.db)).rows[0]?.s
-        : undefined;
-    const withPlatform = tables
-      .filter((t) => own === undefined || t.schema === own)
-      .filter((t) => t.columns.some((c) => c.name === 'platform_id'))
-      .map((t) => t.name)
+        ? (
+            await sql<{ name: string }>`select distinct table_name as name from information_schema.columns
+              where table_schema = current_schema() and column_name = 'platform_id'`.execute(db)
+          ).rows.map((r) => r.name)
+        : (await db.introspection.getTables()).filter((t) => t.columns.some((c) => c.name === 'platform_id')).map((t) => t.name)
+    )
       .filter((name) => !kept.has(name) && !followers.has(name))
       .sort();
     expect(withPlatform).toEqual([...RESETTABLE_TABLES].sort());
